@@ -1,0 +1,44 @@
+#ifndef TORCH_XLA_CSRC_IR_DATA_H_
+#define TORCH_XLA_CSRC_IR_DATA_H_
+
+// What a leaf of the graph stands for: a device buffer, host bytes sent at
+// execution, or a placeholder with no data at all. Each object has a
+// process-wide unique ID; lowering keys parameters by it (never by a buffer
+// handle, which a placeholder does not have). Graph leaves and tensors share
+// ownership of a Data through shared_ptr.
+
+#include <cstdint>
+#include <memory>
+
+#include "torch_xla/csrc/ir/shape.h"
+
+namespace torch_xla {
+
+enum class DataKind : uint8_t {
+  kDevice,       // backed by runtime buffers (one per device when sharded)
+  kHost,         // host bytes, transferred only when a graph executes
+  kPlaceholder,  // shape and dtype only; reading it is an error
+};
+
+class Data {
+ public:
+  Data(Shape shape, DataKind kind);
+  virtual ~Data() = default;
+  Data(const Data&) = delete;
+  Data& operator=(const Data&) = delete;
+
+  int64_t id() const { return id_; }
+  const Shape& shape() const { return shape_; }
+  DataKind kind() const { return kind_; }
+
+ private:
+  const int64_t id_;
+  const Shape shape_;
+  const DataKind kind_;
+};
+
+using DataPtr = std::shared_ptr<Data>;
+
+}  // namespace torch_xla
+
+#endif  // TORCH_XLA_CSRC_IR_DATA_H_

@@ -1,0 +1,109 @@
+#ifndef TORCH_XLA_CSRC_IR_OP_KIND_H_
+#define TORCH_XLA_CSRC_IR_OP_KIND_H_
+
+// The primitive operations of the IR. Names are the StableHLO op names without
+// the "stablehlo." prefix; every PyTorch op is composed from these in Python.
+// Adding an op: add a row here, a shape rule (ir/*_shape_rules.cc), a lower
+// rule (lowering/*_lowering.cc) and a test row.
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace torch_xla {
+
+// X(enumerator, name). Order is not part of any ABI: Python passes names.
+#define TORCH_XLA_FOR_EACH_OP_KIND(X)                        \
+  /* Leaves. */                                              \
+  X(kDeviceData, "device_data")                              \
+  X(kParameter, "parameter")                                 \
+  X(kConstant, "constant")                                   \
+  X(kIota, "iota")                                           \
+  /* Elementwise unary. */                                   \
+  X(kAbs, "abs")                                             \
+  X(kNegate, "negate")                                       \
+  X(kExponential, "exponential")                             \
+  X(kExponentialMinusOne, "exponential_minus_one")           \
+  X(kLog, "log")                                             \
+  X(kLogPlusOne, "log_plus_one")                             \
+  X(kSqrt, "sqrt")                                           \
+  X(kRsqrt, "rsqrt")                                         \
+  X(kCbrt, "cbrt")                                           \
+  X(kSine, "sine")                                           \
+  X(kCosine, "cosine")                                       \
+  X(kTan, "tan")                                             \
+  X(kTanh, "tanh")                                           \
+  X(kLogistic, "logistic")                                   \
+  X(kFloor, "floor")                                         \
+  X(kCeil, "ceil")                                           \
+  X(kRoundNearestEven, "round_nearest_even")                 \
+  X(kSign, "sign")                                           \
+  X(kNot, "not")                                             \
+  X(kIsFinite, "is_finite")                                  \
+  X(kErf, "erf")                                             \
+  /* Elementwise binary. */                                  \
+  X(kAdd, "add")                                             \
+  X(kSubtract, "subtract")                                   \
+  X(kMultiply, "multiply")                                   \
+  X(kDivide, "divide")                                       \
+  X(kRemainder, "remainder")                                 \
+  X(kPower, "power")                                         \
+  X(kMaximum, "maximum")                                     \
+  X(kMinimum, "minimum")                                     \
+  X(kAtan2, "atan2")                                         \
+  X(kAnd, "and")                                             \
+  X(kOr, "or")                                               \
+  X(kXor, "xor")                                             \
+  X(kShiftLeft, "shift_left")                                \
+  X(kShiftRightArithmetic, "shift_right_arithmetic")         \
+  X(kShiftRightLogical, "shift_right_logical")               \
+  /* Other elementwise. */                                   \
+  X(kCompare, "compare")                                     \
+  X(kSelect, "select")                                       \
+  X(kClamp, "clamp")                                         \
+  X(kConvert, "convert")                                     \
+  X(kBitcastConvert, "bitcast_convert")                      \
+  /* Shape manipulation. */                                  \
+  X(kBroadcastInDim, "broadcast_in_dim")                     \
+  X(kReshape, "reshape")                                     \
+  X(kTranspose, "transpose")                                 \
+  X(kReverse, "reverse")                                     \
+  X(kSlice, "slice")                                         \
+  X(kDynamicSlice, "dynamic_slice")                          \
+  X(kDynamicUpdateSlice, "dynamic_update_slice")             \
+  X(kConcatenate, "concatenate")                             \
+  X(kPad, "pad")                                             \
+  /* Contractions, reductions, indexing. */                  \
+  X(kDotGeneral, "dot_general")                              \
+  X(kReduce, "reduce")                                       \
+  X(kGather, "gather")                                       \
+  X(kScatter, "scatter")                                     \
+  /* Random numbers. */                                      \
+  X(kRngBitGenerator, "rng_bit_generator")                   \
+  /* Control flow and scheduling. */                         \
+  X(kWhile, "while")                                         \
+  X(kOptimizationBarrier, "optimization_barrier")
+
+enum class OpKind : uint16_t {
+#define TORCH_XLA_OP_KIND_ENUM(e, name) e,
+  TORCH_XLA_FOR_EACH_OP_KIND(TORCH_XLA_OP_KIND_ENUM)
+#undef TORCH_XLA_OP_KIND_ENUM
+};
+
+inline constexpr int kNumOpKinds = 0
+#define TORCH_XLA_OP_KIND_COUNT(e, name) +1
+    TORCH_XLA_FOR_EACH_OP_KIND(TORCH_XLA_OP_KIND_COUNT)
+#undef TORCH_XLA_OP_KIND_COUNT
+    ;
+
+// "add", "dot_general", ... (the StableHLO name without its prefix).
+absl::string_view OpKindName(OpKind kind);
+// Inverse of OpKindName, for the Python bindings.
+absl::StatusOr<OpKind> OpKindFromName(absl::string_view name);
+
+inline int OpKindIndex(OpKind kind) { return static_cast<int>(kind); }
+
+}  // namespace torch_xla
+
+#endif  // TORCH_XLA_CSRC_IR_OP_KIND_H_

@@ -1,0 +1,176 @@
+#ifndef TORCH_XLA_CSRC_RUNTIME_CLIENT_H_
+#define TORCH_XLA_CSRC_RUNTIME_CLIENT_H_
+
+// A PJRT client over one plugin: devices, host<->device transfers, compile
+// and execute. One client per process (PJRT's rule); Client::Global() makes
+// it from the environment on first use. Buffers and executables hold a
+// shared_ptr to nothing but their own handle: the client outlives them (it is
+// never destroyed).
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "torch_xla/csrc/ir/shape.h"
+#include "torch_xla/csrc/runtime/compile_options.h"
+#include "torch_xla/csrc/runtime/pjrt_api.h"
+
+namespace torch_xla::runtime {
+
+struct Device {
+  int id = 0;           // PJRT global device id
+  int ordinal = 0;      // index among this process's addressable devices
+  std::string kind;     // e.g. "cpu"
+  PJRT_Device* handle = nullptr;
+};
+
+// An on-device array. Owns its PJRT buffer; counts towards live device bytes
+// until destroyed or donated to an execution.
+class Buffer {
+ public:
+  Buffer(const PJRT_Api* api, OwnedBuffer buffer, Shape shape, int ordinal);
+  ~Buffer();
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  const Shape& shape() const { return shape_; }
+  int device_ordinal() const { return ordinal_; }
+  int64_t on_device_bytes() const { return bytes_; }
+  PJRT_Buffer* handle() const { return buffer_.get(); }
+  // True once an execution took the buffer over (donation) or it was freed.
+  bool IsDeleted() const;
+  // Stops counting the buffer as live after a donation consumed it.
+  void MarkDonated();
+
+ private:
+  const PJRT_Api* api_;
+  OwnedBuffer buffer_;
+  const Shape shape_;
+  const int ordinal_;
+  int64_t bytes_ = 0;
+  bool counted_ = false;
+};
+
+using BufferPtr = std::shared_ptr<Buffer>;
+
+// A compiled program, loaded on its devices.
+class Executable {
+ public:
+  Executable(const PJRT_Api* api, OwnedLoadedExecutable executable,
+             int num_outputs, std::vector<int> device_ordinals,
+             std::vector<Shape> output_shapes);
+
+  int num_outputs() const { return num_outputs_; }
+  // Per-device output shapes (shards under SPMD).
+  const std::vector<Shape>& output_shapes() const { return output_shapes_; }
+  // Ordinals of the devices it runs on, in argument-list order.
+  const std::vector<int>& device_ordinals() const { return device_ordinals_; }
+  PJRT_LoadedExecutable* handle() const { return executable_.get(); }
+
+  // Bytes the compiler aliased between inputs and outputs, or -1 when the
+  // plugin does not report memory stats.
+  int64_t alias_bytes() const { return alias_bytes_; }
+  void set_alias_bytes(int64_t bytes) { alias_bytes_ = bytes; }
+
+  // Per-device parameter shapes. When set, Execute checks its arguments
+  // against them: the plugin itself only checks byte sizes.
+  const std::vector<Shape>& parameter_shapes() const { return parameter_shapes_; }
+  void set_parameter_shapes(std::vector<Shape> shapes) {
+    parameter_shapes_ = std::move(shapes);
+  }
+
+ private:
+  const PJRT_Api* api_;
+  OwnedLoadedExecutable executable_;
+  int num_outputs_;
+  std::vector<int> device_ordinals_;
+  std::vector<Shape> output_shapes_;
+  int64_t alias_bytes_ = -1;
+  std::vector<Shape> parameter_shapes_;
+};
+
+using ExecutablePtr = std::shared_ptr<Executable>;
+
+struct ClientOptions {
+  std::string device_type = "CPU";  // PJRT_DEVICE
+  std::string plugin_path;          // empty: discover from device_type
+  int cpu_device_count = 0;         // CPU_NUM_DEVICES; 0: plugin default
+};
+
+struct MemoryInfo {
+  int64_t bytes_in_use = 0;
+  int64_t peak_bytes_in_use = 0;
+  int64_t bytes_limit = 0;  // 0 when the plugin does not say
+};
+
+class Client {
+ public:
+  static absl::StatusOr<std::unique_ptr<Client>> Create(
+      const ClientOptions& options);
+  // The process-wide client, created from PJRT_DEVICE, CPU_NUM_DEVICES and
+  // PJRT_PLUGIN_LIBRARY_PATH on first use.
+  static absl::StatusOr<Client*> Global();
+  ClientOptions static OptionsFromEnv();
+
+  ~Client();
+
+  const std::string& device_type() const { return device_type_; }
+  const std::string& platform_name() const { return platform_name_; }
+  const std::string& platform_version() const { return platform_version_; }
+  const std::vector<Device>& devices() const { return devices_; }
+  absl::StatusOr<const Device*> GetDevice(int ordinal) const;
+
+  // Copies `data` (dense, row-major, shape.byte_size() bytes) to a device.
+  absl::StatusOr<BufferPtr> TransferToDevice(const void* data,
+                                             const Shape& shape, int ordinal);
+  // Copies a buffer into `dst`, which holds exactly its byte size.
+  absl::Status TransferFromDevice(const Buffer& buffer, void* dst,
+                                  int64_t dst_size);
+
+  absl::StatusOr<ExecutablePtr> Compile(absl::string_view mlir_text,
+                                        const CompileSpec& spec);
+
+  // Runs `executable`. arguments[d] lists the d-th device's inputs in
+  // parameter order; inputs whose index is in `non_donatable` are kept even
+  // when the module marks them as donated. Returns outputs per device.
+  // Waits for completion.
+  absl::StatusOr<std::vector<std::vector<BufferPtr>>> Execute(
+      const Executable& executable,
+      absl::Span<const std::vector<Buffer*>> arguments,
+      absl::Span<const int64_t> non_donatable = {});
+
+  // Plugin memory stats where implemented, else our own accounting of live
+  // buffers on that device.
+  absl::StatusOr<MemoryInfo> GetMemoryInfo(int ordinal) const;
+
+ private:
+  Client(const PJRT_Api* api, OwnedClient client, std::string device_type);
+  absl::Status DiscoverDevices();
+
+  const PJRT_Api* api_;
+  OwnedClient client_;
+  std::string device_type_;
+  std::string platform_name_;
+  std::string platform_version_;
+  std::vector<Device> devices_;
+};
+
+// Live device bytes across all buffers this process holds (all devices),
+// and its high-water mark since the last reset.
+int64_t LiveDeviceBytes();
+int64_t PeakLiveDeviceBytes();
+void ResetPeakLiveDeviceBytes();
+int64_t LiveDeviceBytesOn(int ordinal);
+int64_t PeakLiveDeviceBytesOn(int ordinal);
+
+absl::StatusOr<PJRT_Buffer_Type> ToPjrtType(DType dtype);
+absl::StatusOr<DType> FromPjrtType(PJRT_Buffer_Type type);
+
+}  // namespace torch_xla::runtime
+
+#endif  // TORCH_XLA_CSRC_RUNTIME_CLIENT_H_
