@@ -99,7 +99,7 @@ using ExecutablePtr = std::shared_ptr<Executable>;
 struct ClientOptions {
   std::string device_type = "CPU";  // PJRT_DEVICE
   std::string plugin_path;          // empty: discover from device_type
-  int cpu_device_count = 0;         // CPU_NUM_DEVICES; 0: plugin default
+  int cpu_device_count = 1;         // CPU_NUM_DEVICES (upstream default 1)
 };
 
 struct MemoryInfo {

@@ -1,0 +1,23 @@
+"""PyTorch on XLA devices through PJRT (fork module of PyTorch/XLA).
+
+Importing torch_xla loads the C++ core (_XLAC), points it at the PJRT
+plugins installed in this Python environment and registers the 'xla'
+device type with PyTorch.
+"""
+
+import sys
+
+import torch
+
+from torch_xla import _XLAC
+
+_XLAC._runtime.set_plugin_search_path([p for p in sys.path if p])
+_XLAC._runtime.register_device_guard()
+
+
+def device(index: int = 0) -> torch.device:
+  """The XLA device with that index (default 0)."""
+  return torch.device("xla", index)
+
+
+__all__ = ["device"]

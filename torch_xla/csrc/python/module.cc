@@ -1,0 +1,10 @@
+// The torch_xla._XLAC extension module.
+
+#include "pybind11/pybind11.h"
+#include "torch_xla/csrc/python/bindings.h"
+
+PYBIND11_MODULE(_XLAC, m) {
+  m.doc() = "torch_xla C++ core: runtime, lazy tensors, lowering, metrics";
+  torch_xla::python::InitRuntimeBindings(m);
+  torch_xla::python::InitMetricsBindings(m);
+}

@@ -1,0 +1,32 @@
+"""Runtime queries (upstream name: torch_xla.runtime, imported as xr)."""
+
+import os
+
+from torch_xla import _XLAC
+
+_spmd_enabled = os.environ.get("XLA_USE_SPMD", "0") == "1"
+
+
+def device_type() -> str:
+  """The PJRT device type in use: 'CPU', 'CUDA' or 'TPU'."""
+  return _XLAC._runtime.device_type()
+
+
+def global_runtime_device_count() -> int:
+  """Number of devices of the runtime (all processes; one process here)."""
+  return len(_XLAC._runtime.devices())
+
+
+def addressable_device_count() -> int:
+  """Number of devices this process can use."""
+  return len(_XLAC._runtime.devices())
+
+
+def use_spmd() -> None:
+  """Switches to SPMD mode (same as XLA_USE_SPMD=1)."""
+  global _spmd_enabled
+  _spmd_enabled = True
+
+
+def is_spmd() -> bool:
+  return _spmd_enabled
