@@ -3,12 +3,20 @@
 
 // Each Init*Bindings adds one concept's functions to the _XLAC module.
 
+#include <vector>
+
 #include "pybind11/pybind11.h"
+#include "torch_xla/csrc/tensor/xla_tensor.h"
 
 namespace torch_xla::python {
 
 void InitRuntimeBindings(pybind11::module_& m);
 void InitMetricsBindings(pybind11::module_& m);
+void InitTensorBindings(pybind11::module_& m);
+
+// A tensor argument: the C++ handle, or an object holding it in `_xt`.
+XlaTensorPtr ToXlaTensor(pybind11::handle object);
+std::vector<XlaTensorPtr> ToXlaTensors(const pybind11::iterable& objects);
 
 }  // namespace torch_xla::python
 

@@ -7,4 +7,5 @@ PYBIND11_MODULE(_XLAC, m) {
   m.doc() = "torch_xla C++ core: runtime, lazy tensors, lowering, metrics";
   torch_xla::python::InitRuntimeBindings(m);
   torch_xla::python::InitMetricsBindings(m);
+  torch_xla::python::InitTensorBindings(m);
 }

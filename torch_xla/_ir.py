@@ -1,0 +1,203 @@
+"""Thin Python builders over the C++ IR (torch_xla/csrc/ir).
+
+Everything here works on C++ tensor handles (_XLAC.XlaTensor), never on
+torch tensors: the ATen rules in torch_xla/_ops unwrap their arguments, build
+IR with these helpers and wrap the result once. Op and attribute names are
+the C++ rule table's (see ir/*_shape_rules.cc).
+"""
+
+import torch
+
+from torch_xla import _XLAC, _dtypes
+
+_op = _XLAC._op
+_op_multi = _XLAC._op_multi
+
+K = {
+    name: _XLAC._op_kind(name) for name in (
+        "constant", "iota", "abs", "negate", "exponential",
+        "exponential_minus_one", "log", "log_plus_one", "sqrt", "rsqrt",
+        "cbrt", "sine", "cosine", "tan", "tanh", "logistic", "floor", "ceil",
+        "round_nearest_even", "sign", "not", "is_finite", "erf", "add",
+        "subtract", "multiply", "divide", "remainder", "power", "maximum",
+        "minimum", "atan2", "and", "or", "xor", "shift_left",
+        "shift_right_arithmetic", "shift_right_logical", "compare", "select",
+        "clamp", "convert", "bitcast_convert", "broadcast_in_dim", "reshape",
+        "transpose", "reverse", "slice", "dynamic_slice",
+        "dynamic_update_slice", "concatenate", "pad", "dot_general", "reduce",
+        "gather", "scatter", "rng_bit_generator", "optimization_barrier")
+}
+
+# _XLAC.DType members by code (attribute values must be the enum).
+DT = [_XLAC.DType(code) for code in range(12)]
+
+F32, F64, BF16, F16, S64, S32, S16, S8, U8, PRED, U32, U64 = range(12)
+FLOAT_CODES = frozenset((F32, F64, BF16, F16))
+
+
+def code_of(dtype: torch.dtype) -> int:
+  return _dtypes.to_code(dtype)
+
+
+def dims(x):
+  return x.dims
+
+
+def unary(name: str, x):
+  return _op(K[name], [x])
+
+
+def binary(name: str, a, b):
+  return _op(K[name], [a, b])
+
+
+def compare(a, b, direction: str):
+  return _op(K["compare"], [a, b], {"direction": direction})
+
+
+def select(pred, on_true, on_false):
+  return _op(K["select"], [pred, on_true, on_false])
+
+
+def convert(x, code: int):
+  if x.dtype == code:
+    return x
+  return _op(K["convert"], [x], {"dtype": DT[code]})
+
+
+def constant(value, code: int, shape=(), device: int = 0):
+  """A literal baked into the module (not a parameter)."""
+  if code in FLOAT_CODES:
+    value = float(value)
+  elif code == PRED:
+    value = bool(value)
+  else:
+    value = int(value)
+  return _op(K["constant"], [], {
+      "value": value,
+      "dtype": DT[code],
+      "dims": list(shape)
+  }, device)
+
+
+def iota(code: int, shape, dimension: int, device: int = 0):
+  return _op(K["iota"], [], {
+      "dtype": DT[code],
+      "dims": list(shape),
+      "dimension": dimension
+  }, device)
+
+
+def broadcast_in_dim(x, shape, broadcast_dims):
+  return _op(K["broadcast_in_dim"], [x], {
+      "dims": list(shape),
+      "broadcast_dims": list(broadcast_dims)
+  })
+
+
+def broadcast_to(x, shape):
+  """Numpy-style broadcast of x to `shape` (trailing dimensions align)."""
+  shape = list(shape)
+  xd = x.dims
+  if xd == shape:
+    return x
+  offset = len(shape) - len(xd)
+  if offset < 0:
+    raise RuntimeError(f"cannot broadcast {x.shape} to {shape}")
+  # Size-1 dimensions that must grow are dropped first (broadcast_in_dim
+  # maps dims one to one), so reshape them away.
+  keep = [i for i, d in enumerate(xd) if d == shape[i + offset]]
+  for i, d in enumerate(xd):
+    if d != shape[i + offset] and d != 1:
+      raise RuntimeError(
+          f"the size of dimension {i} ({d}) of {x.shape} does not match "
+          f"{shape[i + offset]} in the target shape {shape}")
+  if len(keep) != len(xd):
+    x = reshape(x, [xd[i] for i in keep])
+  return broadcast_in_dim(x, shape, [i + offset for i in keep])
+
+
+def reshape(x, shape):
+  shape = list(shape)
+  if x.dims == shape:
+    return x
+  return _op(K["reshape"], [x], {"dims": shape})
+
+
+def transpose(x, permutation):
+  permutation = list(permutation)
+  if permutation == list(range(len(permutation))):
+    return x
+  return _op(K["transpose"], [x], {"permutation": permutation})
+
+
+def reverse(x, dims_):
+  return _op(K["reverse"], [x], {"dims": list(dims_)})
+
+
+def slice_(x, start, limit, strides=None):
+  attrs = {"start": list(start), "limit": list(limit)}
+  if strides is not None:
+    attrs["strides"] = list(strides)
+  return _op(K["slice"], [x], attrs)
+
+
+def dynamic_slice(x, starts, sizes):
+  return _op(K["dynamic_slice"], [x] + list(starts), {"sizes": list(sizes)})
+
+
+def dynamic_update_slice(x, update, starts):
+  return _op(K["dynamic_update_slice"], [x, update] + list(starts))
+
+
+def concatenate(xs, dimension: int):
+  return _op(K["concatenate"], list(xs), {"dimension": dimension})
+
+
+def pad(x, padding_value, low, high, interior=None):
+  attrs = {"low": list(low), "high": list(high)}
+  if interior is not None:
+    attrs["interior"] = list(interior)
+  return _op(K["pad"], [x, padding_value], attrs)
+
+
+def dot_general(a,
+                b,
+                lhs_contract,
+                rhs_contract,
+                lhs_batch=(),
+                rhs_batch=(),
+                code=None):
+  attrs = {
+      "lhs_contract": list(lhs_contract),
+      "rhs_contract": list(rhs_contract),
+      "lhs_batch": list(lhs_batch),
+      "rhs_batch": list(rhs_batch),
+  }
+  if code is not None:
+    attrs["dtype"] = DT[code]
+  return _op(K["dot_general"], [a, b], attrs)
+
+
+def reduce(x, dims_, kind: str):
+  return _op(K["reduce"], [x], {"dims": list(dims_), "kind": kind})
+
+
+def gather(x, indices, **attrs):
+  return _op(K["gather"], [x, indices], attrs)
+
+
+def scatter(x, indices, updates, **attrs):
+  return _op(K["scatter"], [x, indices, updates], attrs)
+
+
+def rng_bit_generator(state, code: int, shape):
+  """-> (new_state, bits)."""
+  return _op_multi(K["rng_bit_generator"], [state], {
+      "dtype": DT[code],
+      "dims": list(shape)
+  })
+
+
+def optimization_barrier(xs):
+  return _op_multi(K["optimization_barrier"], list(xs))

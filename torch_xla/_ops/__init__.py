@@ -1,0 +1,8 @@
+"""ATen rules for the 'xla' device, one module per op family.
+
+Importing this package registers every rule (see registry.py).
+"""
+
+from torch_xla._ops import registry  # noqa: F401  (first: holds the table)
+from torch_xla._ops import copy_ops  # noqa: F401
+from torch_xla._ops import elementwise  # noqa: F401

@@ -1,0 +1,115 @@
+"""Helpers shared by the ATen rules: unwrapping, scalars, promotion."""
+
+import collections
+
+import torch
+
+from torch_xla import _XLAC, _dtypes, _ir
+from torch_xla._tensor import XlaTensor, wrap, xt_of
+
+code_of = _dtypes.to_code
+dtype_of_code = _dtypes._TORCH_DTYPES
+
+# Python scalars become scalar parameters whose values are sent when the
+# graph runs (a new learning rate never recompiles). Equal scalars share one
+# parameter through this cache.
+_SCALAR_CACHE_SIZE = 4096
+_scalars = collections.OrderedDict()
+
+
+def scalar(value, code: int, device: int):
+  """A scalar parameter handle holding `value` as element type `code`."""
+  key = (type(value), value, code, device)
+  xt = _scalars.get(key)
+  if xt is None:
+    if isinstance(value, int) and not isinstance(value, bool):
+      xt = _XLAC._tensor_scalar_int(value, code, device)
+    else:
+      xt = _XLAC._tensor_scalar(float(value), code, device)
+    _scalars[key] = xt
+    if len(_scalars) > _SCALAR_CACHE_SIZE:
+      _scalars.popitem(last=False)
+  return xt
+
+
+def literal(value, code: int, shape=(), device: int = 0):
+  """A constant baked into the module (for values that never change)."""
+  return _ir.constant(value, code, shape, device)
+
+
+def device_of(*tensors) -> int:
+  for t in tensors:
+    if isinstance(t, XlaTensor):
+      return t.device.index
+  return 0
+
+
+def check_same_device(op_name, *tensors):
+  """Errors like eager's for a cpu tensor mixed into an xla op."""
+  for t in tensors:
+    if isinstance(t, torch.Tensor) and not isinstance(t, XlaTensor):
+      if t.dim() == 0 and t.device.type == "cpu":
+        continue  # cpu scalars are allowed, as in eager
+      raise RuntimeError(
+          f"{op_name}: expected all tensors to be on the same device, but "
+          f"found at least two devices, xla:0 and {t.device}! Move the "
+          f"tensor with .to('xla') first")
+
+
+def as_xt(x, code: int, device: int):
+  """A handle for an operand: xla tensors as they are, numbers and cpu
+  scalars as scalar parameters of element type `code`."""
+  if isinstance(x, XlaTensor):
+    return _ir.convert(xt_of(x), code)
+  if isinstance(x, torch.Tensor):  # a cpu 0-dim tensor
+    return scalar(x.item(), code, device)
+  return scalar(x, code, device)
+
+
+def result_type(a, b) -> torch.dtype:
+  if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+    if a.dtype == b.dtype:
+      return a.dtype
+  elif isinstance(a, torch.Tensor) and type(b) is float:
+    if a.dtype.is_floating_point:
+      return a.dtype
+  return torch.result_type(a, b)
+
+
+def broadcast_shapes(*shapes):
+  first = shapes[0]
+  if all(s == first for s in shapes):
+    return list(first)
+  return list(torch.broadcast_shapes(*shapes))
+
+
+def shape_of(x):
+  return list(x.shape) if isinstance(x, torch.Tensor) else []
+
+
+def binary_operands(a, b, compute_dtype: torch.dtype):
+  """Both operands as handles of `compute_dtype`, broadcast to one shape."""
+  device = device_of(a, b)
+  code = code_of(compute_dtype)
+  xa, xb = as_xt(a, code, device), as_xt(b, code, device)
+  da, db = xa.dims, xb.dims
+  if da != db:
+    shape = broadcast_shapes(da, db)
+    xa, xb = _ir.broadcast_to(xa, shape), _ir.broadcast_to(xb, shape)
+  return xa, xb
+
+
+def reduce_dims(dim, rank):
+  if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+    return list(range(rank))
+  if isinstance(dim, int):
+    dim = [dim]
+  return sorted(d % rank if rank else 0 for d in dim)
+
+
+def canonical_dim(dim: int, rank: int) -> int:
+  if not -max(rank, 1) <= dim < max(rank, 1):
+    raise IndexError(
+        f"Dimension out of range (expected to be in range of "
+        f"[{-max(rank, 1)}, {max(rank, 1) - 1}], but got {dim})")
+  return dim % max(rank, 1)

@@ -1,0 +1,144 @@
+"""Moving values between host and device, copies, aliases, factories."""
+
+import torch
+
+from torch_xla import _XLAC, _ir
+from torch_xla._ops._common import (code_of, device_of, dtype_of_code, literal,
+                                    scalar)
+from torch_xla._ops.registry import aten, op
+from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
+
+
+def to_host(x: XlaTensor) -> torch.Tensor:
+  """The value of an 'xla' tensor as a new CPU tensor (runs pending IR)."""
+  out = torch.empty(tuple(x.shape), dtype=x.dtype)
+  xt = xt_of(x)
+  if out.numel() == 0:
+    return out
+  _XLAC._tensor_to_host(xt, out.data_ptr(), out.nbytes)
+  return out
+
+
+def from_host(cpu: torch.Tensor, device: int = 0) -> XlaTensor:
+  """A CPU tensor's value on an XLA device (transfers now)."""
+  code = code_of(cpu.dtype)
+  if cpu.numel() == 0:
+    return wrap(literal(0, code, cpu.shape, device))
+  cpu = cpu.contiguous()
+  return wrap(_XLAC._tensor_from_host(cpu.data_ptr(), list(cpu.shape), code,
+                                      device))
+
+
+def alias_of(x: XlaTensor) -> XlaTensor:
+  """A new torch tensor sharing x's value (in-place updates are shared)."""
+  t = wrap(x._xt)
+  t._view = x._view
+  return t
+
+
+def _device_index(device) -> int:
+  if device is None:
+    return 0
+  device = torch.device(device)
+  return device.index or 0
+
+
+def _is_xla_device(device) -> bool:
+  return device is None or torch.device(device).type == "xla"
+
+
+@op(aten._to_copy.default)
+def _to_copy(x, dtype=None, layout=None, device=None, pin_memory=None,
+             non_blocking=False, memory_format=None):
+  dtype = dtype or x.dtype
+  if isinstance(x, XlaTensor):
+    if not _is_xla_device(device):
+      return to_host(x).to(dtype=dtype, device=device)
+    value = _ir.convert(xt_of(x), code_of(dtype))
+    target = _device_index(device) if device is not None else x.device.index
+    if target != x.device.index:
+      return from_host(to_host(x).to(dtype), target)
+    return wrap(_XLAC._clone(value))
+  # A cpu tensor going to xla.
+  return from_host(x.to(dtype), _device_index(device))
+
+
+@op(aten.clone.default)
+def clone(x, memory_format=None):
+  return wrap(_XLAC._clone(xt_of(x)))
+
+
+@op(aten.detach.default, aten.alias.default, aten.lift_fresh.default)
+def detach(x):
+  return alias_of(x)
+
+
+@op(aten.lift_fresh_copy.default)
+def lift_fresh_copy(x):
+  return clone(x)
+
+
+@op(aten.copy_.default)
+def copy_(dst, src, non_blocking=False):
+  if not isinstance(dst, XlaTensor):  # xla -> cpu tensor
+    dst.copy_(to_host(src))
+    return dst
+  code = code_of(dst.dtype)
+  device = dst.device.index
+  if isinstance(src, XlaTensor):
+    if src.device.index != device:
+      value = xt_of(from_host(to_host(src), device))
+    else:
+      value = xt_of(src)
+  elif src.dim() == 0 and src.device.type == "cpu":
+    value = scalar(src.item(), code, device)
+  else:
+    value = xt_of(from_host(src.to(dst.dtype), device))
+  value = _ir.broadcast_to(_ir.convert(value, code), list(dst.shape))
+  return commit(dst, value)
+
+
+@op(aten._local_scalar_dense.default)
+def local_scalar_dense(x):
+  return to_host(x).item()
+
+
+@op(aten.zero_.default)
+def zero_(x):
+  return commit(x, literal(0, code_of(x.dtype), x.shape, x.device.index))
+
+
+@op(aten.fill_.Scalar)
+def fill_scalar_(x, value):
+  code = code_of(x.dtype)
+  return commit(
+      x, _ir.broadcast_to(scalar(value, code, x.device.index), list(x.shape)))
+
+
+@op(aten.fill_.Tensor)
+def fill_tensor_(x, value):
+  if not isinstance(value, XlaTensor):
+    return fill_scalar_(x, value.item())
+  v = _ir.convert(xt_of(value), code_of(x.dtype))
+  return commit(x, _ir.broadcast_to(_ir.reshape(v, []), list(x.shape)))
+
+
+# Factories: ops without tensor arguments do not reach __torch_dispatch__;
+# they dispatch on the XLA key, where these kernels are registered. Memory
+# is never allocated for `empty`: it is a zero literal until written.
+_xla_kernels = torch.library.Library("aten", "IMPL", "XLA")
+
+
+def _empty(size, dtype=None, layout=None, device=None, pin_memory=None,
+           memory_format=None):
+  dtype = dtype or torch.get_default_dtype()
+  return wrap(literal(0, code_of(dtype), list(size), _device_index(device)))
+
+
+def _empty_strided(size, stride, dtype=None, layout=None, device=None,
+                   pin_memory=None):
+  return _empty(size, dtype=dtype, device=device)
+
+
+_xla_kernels.impl("empty.memory_format", _empty)
+_xla_kernels.impl("empty_strided", _empty_strided)

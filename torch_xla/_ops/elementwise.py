@@ -1,0 +1,437 @@
+"""Elementwise math: arithmetic, comparisons, unary functions, activations.
+
+Type promotion and broadcasting follow eager PyTorch: operands are converted
+to the promoted dtype and broadcast with broadcast_in_dim before the
+primitive op; Python scalars become scalar parameters (see _common.scalar);
+constants inside a formula (0 in relu, 0.5 in gelu) are literals.
+"""
+
+import math
+
+import torch
+
+from torch_xla import _XLAC, _ir
+from torch_xla._ops._common import (binary_operands, check_same_device,
+                                    code_of, device_of, literal, result_type,
+                                    scalar)
+from torch_xla._ops.registry import aten, op
+from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
+
+_FLOAT_DEFAULT = torch.float32
+
+
+def _float_type(dtype: torch.dtype) -> torch.dtype:
+  return dtype if dtype.is_floating_point else torch.get_default_dtype()
+
+
+def _inplace(result_fn):
+  """An in-place rule from a functional one: x.op_(...) commits the result
+  (converted back to x's dtype, as eager does)."""
+
+  def rule(x, *args, **kwargs):
+    result = result_fn(x, *args, **kwargs)
+    value = _ir.convert(result._xt, code_of(x.dtype))
+    if list(x.shape) != value.dims:
+      raise RuntimeError(
+          f"output with shape {list(x.shape)} doesn't match the broadcast "
+          f"shape {value.dims}")
+    return commit(x, value)
+
+  return rule
+
+
+def _binary(name, a, b, compute_dtype, result_code=None):
+  check_same_device(name, a, b)
+  xa, xb = binary_operands(a, b, compute_dtype)
+  out = _ir.binary(name, xa, xb)
+  if result_code is not None:
+    out = _ir.convert(out, result_code)
+  return wrap(out)
+
+
+def _scaled(b, alpha):
+  """b * alpha for add/sub's alpha argument."""
+  if alpha == 1:
+    return b
+  if isinstance(b, XlaTensor):
+    return mul(b, alpha)
+  return b * alpha
+
+
+@op(aten.add.Tensor, aten.add.Scalar)
+def add(a, b, alpha=1):
+  return _binary("add", a, _scaled(b, alpha), result_type(a, b))
+
+
+@op(aten.sub.Tensor, aten.sub.Scalar)
+def sub(a, b, alpha=1):
+  if isinstance(a, torch.Tensor) and a.dtype == torch.bool:
+    raise RuntimeError(
+        "Subtraction, the `-` operator, with two bool tensors is not "
+        "supported. Use the `^` or `logical_xor()` operator instead.")
+  return _binary("subtract", a, _scaled(b, alpha), result_type(a, b))
+
+
+@op(aten.rsub.Tensor, aten.rsub.Scalar)
+def rsub(a, b, alpha=1):
+  return _binary("subtract", b, _scaled(a, alpha), result_type(a, b))
+
+
+@op(aten.mul.Tensor, aten.mul.Scalar)
+def mul(a, b):
+  dtype = result_type(a, b)
+  if dtype == torch.bool:
+    return _binary("and", a, b, dtype)
+  return _binary("multiply", a, b, dtype)
+
+
+@op(aten.div.Tensor, aten.div.Scalar)
+def div(a, b):
+  return _binary("divide", a, b, _float_type(result_type(a, b)))
+
+
+@op(aten.div.Tensor_mode, aten.div.Scalar_mode)
+def div_mode(a, b, rounding_mode=None):
+  dtype = result_type(a, b)
+  if rounding_mode is None:
+    return div(a, b)
+  if dtype.is_floating_point:
+    q = _ir.binary("divide", *binary_operands(a, b, dtype))
+    return wrap(_ir.unary("floor", q) if rounding_mode == "floor" else _trunc(q))
+  xa, xb = binary_operands(a, b, dtype)
+  q = _ir.binary("divide", xa, xb)  # integer division truncates
+  if rounding_mode == "floor":
+    # Round towards -inf when the signs differ and there is a remainder.
+    code = code_of(dtype)
+    zero = literal(0, code, xa.dims, device_of(a, b))
+    r = _ir.binary("remainder", xa, xb)
+    fix = _ir.binary(
+        "and", _ir.compare(r, zero, "NE"),
+        _ir.compare(
+            _ir.compare(xa, zero, "LT"), _ir.compare(xb, zero, "LT"), "NE"))
+    one = literal(1, code, xa.dims, device_of(a, b))
+    q = _ir.select(fix, _ir.binary("subtract", q, one), q)
+  return wrap(q)
+
+
+def _trunc(x):
+  # trunc(x) = sign(x) * floor(|x|)
+  return _ir.binary("multiply", _ir.unary("sign", x),
+                    _ir.unary("floor", _ir.unary("abs", x)))
+
+
+@op(aten.remainder.Tensor, aten.remainder.Scalar)
+def remainder(a, b):
+  # Python-style modulo: the result takes the divisor's sign.
+  dtype = result_type(a, b)
+  xa, xb = binary_operands(a, b, dtype)
+  r = _ir.binary("remainder", xa, xb)
+  zero = literal(0, code_of(dtype), xa.dims, device_of(a, b))
+  fix = _ir.binary(
+      "and", _ir.compare(r, zero, "NE"),
+      _ir.compare(_ir.compare(r, zero, "LT"), _ir.compare(xb, zero, "LT"),
+                  "NE"))
+  return wrap(_ir.select(fix, _ir.binary("add", r, xb), r))
+
+
+@op(aten.fmod.Tensor, aten.fmod.Scalar)
+def fmod(a, b):
+  return _binary("remainder", a, b, result_type(a, b))
+
+
+@op(aten.pow.Tensor_Scalar)
+def pow_tensor_scalar(x, exponent):
+  dtype = result_type(x, exponent)
+  if exponent == 2:
+    v = _ir.convert(xt_of(x), code_of(dtype))
+    return wrap(_ir.binary("multiply", v, v))
+  if exponent == 1:
+    return wrap(_XLAC_clone(_ir.convert(xt_of(x), code_of(dtype))))
+  if exponent == 0.5 and dtype.is_floating_point:
+    return wrap(_ir.unary("sqrt", _ir.convert(xt_of(x), code_of(dtype))))
+  return _binary("power", x, exponent, dtype)
+
+
+def _XLAC_clone(xt):
+  return _XLAC._clone(xt)
+
+
+@op(aten.pow.Tensor_Tensor, aten.pow.Scalar)
+def pow_(a, b):
+  return _binary("power", a, b, result_type(a, b))
+
+
+@op(aten.maximum.default)
+def maximum(a, b):
+  return _binary("maximum", a, b, result_type(a, b))
+
+
+@op(aten.minimum.default)
+def minimum(a, b):
+  return _binary("minimum", a, b, result_type(a, b))
+
+
+@op(aten.atan2.default)
+def atan2(a, b):
+  return _binary("atan2", a, b, _float_type(result_type(a, b)))
+
+
+@op(aten.bitwise_and.Tensor, aten.bitwise_and.Scalar,
+    aten.logical_and.default)
+def bitwise_and(a, b):
+  return _logical_or_bitwise("and", a, b)
+
+
+@op(aten.bitwise_or.Tensor, aten.bitwise_or.Scalar, aten.logical_or.default)
+def bitwise_or(a, b):
+  return _logical_or_bitwise("or", a, b)
+
+
+@op(aten.bitwise_xor.Tensor, aten.bitwise_xor.Scalar,
+    aten.logical_xor.default)
+def bitwise_xor(a, b):
+  return _logical_or_bitwise("xor", a, b)
+
+
+def _logical_or_bitwise(name, a, b):
+  dtype = result_type(a, b)
+  if dtype.is_floating_point:  # logical_* on floats: compare with zero
+    return _binary(name, ne(a, 0), ne(b, 0), torch.bool)
+  return _binary(name, a, b, dtype)
+
+
+def _comparison(direction):
+
+  def rule(a, b):
+    check_same_device(f"comparison {direction}", a, b)
+    xa, xb = binary_operands(a, b, result_type(a, b))
+    return wrap(_ir.compare(xa, xb, direction))
+
+  rule.__name__ = direction.lower()
+  return rule
+
+
+eq = op(aten.eq.Tensor, aten.eq.Scalar)(_comparison("EQ"))
+ne = op(aten.ne.Tensor, aten.ne.Scalar)(_comparison("NE"))
+lt = op(aten.lt.Tensor, aten.lt.Scalar)(_comparison("LT"))
+le = op(aten.le.Tensor, aten.le.Scalar)(_comparison("LE"))
+gt = op(aten.gt.Tensor, aten.gt.Scalar)(_comparison("GT"))
+ge = op(aten.ge.Tensor, aten.ge.Scalar)(_comparison("GE"))
+
+for _functional, _overloads in (
+    (add, (aten.add_.Tensor, aten.add_.Scalar)),
+    (sub, (aten.sub_.Tensor, aten.sub_.Scalar)),
+    (mul, (aten.mul_.Tensor, aten.mul_.Scalar)),
+    (div, (aten.div_.Tensor, aten.div_.Scalar)),
+    (div_mode, (aten.div_.Tensor_mode, aten.div_.Scalar_mode)),
+    (remainder, (aten.remainder_.Tensor, aten.remainder_.Scalar)),
+    (pow_tensor_scalar, (aten.pow_.Scalar,)),
+    (pow_, (aten.pow_.Tensor,)),
+    (bitwise_and, (aten.bitwise_and_.Tensor, aten.logical_and_.default)),
+    (bitwise_or, (aten.bitwise_or_.Tensor, aten.logical_or_.default)),
+    (eq, (aten.eq_.Tensor, aten.eq_.Scalar)),
+    (ne, (aten.ne_.Tensor, aten.ne_.Scalar)),
+    (lt, (aten.lt_.Tensor, aten.lt_.Scalar)),
+    (gt, (aten.gt_.Tensor, aten.gt_.Scalar)),
+):
+  op(*_overloads)(_inplace(_functional))
+
+
+@op(aten.where.self)
+def where(condition, a, b):
+  check_same_device("where", condition, a, b)
+  dtype = result_type(a, b)
+  device = device_of(condition, a, b)
+  cond = xt_of(condition) if isinstance(condition, XlaTensor) else \
+      scalar(bool(condition.item()), _ir.PRED, device)
+  cond = _ir.convert(cond, _ir.PRED)
+  xa, xb = binary_operands(a, b, dtype)
+  shape = _broadcast(cond.dims, xa.dims)
+  return wrap(
+      _ir.select(
+          _ir.broadcast_to(cond, shape), _ir.broadcast_to(xa, shape),
+          _ir.broadcast_to(xb, shape)))
+
+
+def _broadcast(a, b):
+  from torch_xla._ops._common import broadcast_shapes
+  return broadcast_shapes(a, b)
+
+
+def _unary_float(name):
+  """A math function: integer inputs compute in the default float type."""
+
+  def rule(x):
+    dtype = _float_type(x.dtype)
+    return wrap(_ir.unary(name, _ir.convert(xt_of(x), code_of(dtype))))
+
+  rule.__name__ = name
+  return rule
+
+
+def _unary_same(name):
+
+  def rule(x):
+    return wrap(_ir.unary(name, xt_of(x)))
+
+  rule.__name__ = name
+  return rule
+
+
+_UNARY = (
+    (_unary_float("exponential"), aten.exp.default, aten.exp_.default),
+    (_unary_float("exponential_minus_one"), aten.expm1.default,
+     aten.expm1_.default),
+    (_unary_float("log"), aten.log.default, aten.log_.default),
+    (_unary_float("log_plus_one"), aten.log1p.default, aten.log1p_.default),
+    (_unary_float("sqrt"), aten.sqrt.default, aten.sqrt_.default),
+    (_unary_float("rsqrt"), aten.rsqrt.default, aten.rsqrt_.default),
+    (_unary_float("sine"), aten.sin.default, aten.sin_.default),
+    (_unary_float("cosine"), aten.cos.default, aten.cos_.default),
+    (_unary_float("tan"), aten.tan.default, aten.tan_.default),
+    (_unary_float("tanh"), aten.tanh.default, aten.tanh_.default),
+    (_unary_float("logistic"), aten.sigmoid.default, aten.sigmoid_.default),
+    (_unary_float("erf"), aten.erf.default, aten.erf_.default),
+    (_unary_same("negate"), aten.neg.default, aten.neg_.default),
+    (_unary_same("abs"), aten.abs.default, aten.abs_.default),
+    (_unary_same("sign"), aten.sign.default, aten.sign_.default),
+)
+for _rule, _functional_overload, _inplace_overload in _UNARY:
+  op(_functional_overload)(_rule)
+  op(_inplace_overload)(_inplace(_rule))
+
+
+def _integer_identity_or(name):
+
+  def rule(x):
+    if not x.dtype.is_floating_point:
+      return wrap(_XLAC_clone(xt_of(x)))
+    return wrap(_ir.unary(name, xt_of(x)))
+
+  rule.__name__ = name
+  return rule
+
+
+floor = op(aten.floor.default)(_integer_identity_or("floor"))
+ceil = op(aten.ceil.default)(_integer_identity_or("ceil"))
+round_ = op(aten.round.default)(_integer_identity_or("round_nearest_even"))
+
+
+@op(aten.trunc.default)
+def trunc(x):
+  if not x.dtype.is_floating_point:
+    return wrap(_XLAC_clone(xt_of(x)))
+  return wrap(_trunc(xt_of(x)))
+
+
+@op(aten.reciprocal.default)
+def reciprocal(x):
+  return div(1.0, x)
+
+
+@op(aten.logical_not.default)
+def logical_not(x):
+  return wrap(_ir.unary("not", _ir.convert(xt_of(ne(x, 0)), _ir.PRED)))
+
+
+@op(aten.bitwise_not.default)
+def bitwise_not(x):
+  return wrap(_ir.unary("not", xt_of(x)))
+
+
+@op(aten.isnan.default)
+def isnan(x):
+  v = xt_of(x)
+  return wrap(_ir.compare(v, v, "NE"))
+
+
+@op(aten.isinf.default)
+def isinf(x):
+  if not x.dtype.is_floating_point:
+    return wrap(literal(False, _ir.PRED, x.shape, x.device.index))
+  v = xt_of(x)
+  inf = literal(math.inf, code_of(x.dtype), x.shape, x.device.index)
+  return wrap(_ir.compare(_ir.unary("abs", v), inf, "EQ"))
+
+
+@op(aten.relu.default)
+def relu(x):
+  v = xt_of(x)
+  return wrap(_ir.binary("maximum", v, literal(0, code_of(x.dtype), x.shape,
+                                                x.device.index)))
+
+
+op(aten.relu_.default)(_inplace(relu))
+
+
+@op(aten.silu.default)
+def silu(x):
+  v = xt_of(x)
+  return wrap(_ir.binary("multiply", v, _ir.unary("logistic", v)))
+
+
+op(aten.silu_.default)(_inplace(silu))
+
+
+@op(aten.gelu.default)
+def gelu(x, approximate="none"):
+  v = xt_of(x)
+  code, shape, device = code_of(x.dtype), x.shape, x.device.index
+  half = literal(0.5, code, shape, device)
+  one = literal(1.0, code, shape, device)
+  if approximate == "tanh":
+    # 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    cube = _ir.binary("multiply", v, _ir.binary("multiply", v, v))
+    inner = _ir.binary(
+        "add", v,
+        _ir.binary("multiply", literal(0.044715, code, shape, device), cube))
+    inner = _ir.binary("multiply",
+                       literal(math.sqrt(2 / math.pi), code, shape, device),
+                       inner)
+    t = _ir.unary("tanh", inner)
+  else:
+    t = _ir.unary(
+        "erf",
+        _ir.binary("multiply", v,
+                   literal(1 / math.sqrt(2), code, shape, device)))
+  return wrap(
+      _ir.binary("multiply", _ir.binary("multiply", half, v),
+                 _ir.binary("add", one, t)))
+
+
+def _clamp(x, low, high):
+  dtype = x.dtype
+  for bound in (low, high):
+    if isinstance(bound, torch.Tensor):
+      dtype = torch.promote_types(dtype, bound.dtype)
+  v = _ir.convert(xt_of(x), code_of(dtype))
+  device = x.device.index
+  if low is not None:
+    lo = xt_of(low) if isinstance(low, XlaTensor) else scalar(
+        low, code_of(dtype), device)
+    v = _ir.binary("maximum", v, _ir.broadcast_to(_ir.convert(lo, code_of(dtype)), v.dims))
+  if high is not None:
+    hi = xt_of(high) if isinstance(high, XlaTensor) else scalar(
+        high, code_of(dtype), device)
+    v = _ir.binary("minimum", v, _ir.broadcast_to(_ir.convert(hi, code_of(dtype)), v.dims))
+  return wrap(v)
+
+
+@op(aten.clamp.default, aten.clamp.Tensor)
+def clamp(x, min=None, max=None):
+  return _clamp(x, min, max)
+
+
+@op(aten.clamp_min.default, aten.clamp_min.Tensor)
+def clamp_min(x, min):
+  return _clamp(x, min, None)
+
+
+@op(aten.clamp_max.default, aten.clamp_max.Tensor)
+def clamp_max(x, max):
+  return _clamp(x, None, max)
+
+
+op(aten.clamp_.default, aten.clamp_.Tensor)(_inplace(clamp))
+op(aten.clamp_min_.default)(_inplace(clamp_min))
+op(aten.clamp_max_.default)(_inplace(clamp_max))

@@ -1,0 +1,109 @@
+"""ATen op -> IR rules: registry, dispatch, decompositions, CPU fallback.
+
+Adding an op: write a rule in the family's file under torch_xla/_ops and
+decorate it with `@op(aten.foo.default, aten.foo.Tensor, ...)`, then add a
+row to the op coverage test. A rule takes the ATen op's arguments (torch
+tensors, 'xla' ones being torch_xla._tensor.XlaTensor) and returns what the
+ATen op returns. Registering an overload twice is an error.
+
+Dispatch order for an op reaching an 'xla' tensor:
+  1. the exact overload's rule;
+  2. PyTorch's decomposition of it (its ops come back here);
+  3. CPU fallback: inputs are copied to the host, the op runs in eager
+     PyTorch, results come back; the `aten::<op>` counter records it.
+"""
+
+import torch
+from torch.utils._pytree import tree_flatten, tree_map
+
+from torch_xla import _XLAC
+
+aten = torch.ops.aten
+
+RULES = {}
+
+
+def op(*overloads):
+  """Registers the decorated function as the rule for these ATen overloads."""
+
+  def register(fn):
+    for overload in overloads:
+      if not isinstance(overload, torch._ops.OpOverload):
+        raise TypeError(f"{fn.__name__}: {overload} is not an ATen overload "
+                        f"(use e.g. aten.add.Tensor)")
+      if overload in RULES:
+        raise ValueError(
+            f"duplicate rule for {overload}: {RULES[overload].__module__}."
+            f"{RULES[overload].__name__} and {fn.__module__}.{fn.__name__}")
+      RULES[overload] = fn
+    return fn
+
+  return register
+
+
+_decompositions = None
+
+
+def _decomposition(func):
+  global _decompositions
+  if _decompositions is None:
+    from torch._decomp import decomposition_table
+    _decompositions = decomposition_table
+  return _decompositions.get(func)
+
+
+def dispatch(func, args, kwargs):
+  rule = RULES.get(func)
+  if rule is not None:
+    return rule(*args, **kwargs)
+  decomposition = _decomposition(func)
+  if decomposition is not None:
+    return decomposition(*args, **kwargs)
+  # CompositeImplicit ops normally decompose before reaching us; some come
+  # through (e.g. under autograd's no-grad paths).
+  with torch._C._AutoDispatchBelowAutograd():
+    decomposed = func.decompose(*args, **kwargs)
+  if decomposed is not NotImplemented:
+    return decomposed
+  return cpu_fallback(func, args, kwargs)
+
+
+def cpu_fallback(func, args, kwargs):
+  """Runs `func` in eager CPU PyTorch and copies results back to 'xla'."""
+  from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
+  from torch_xla._ops import copy_ops
+
+  _XLAC._xla_increment_counter(f"aten::{func._schema.name.split('::')[-1]}",
+                               1)
+  device = None
+  xla_inputs = []
+
+  def to_cpu(x):
+    nonlocal device
+    if isinstance(x, XlaTensor):
+      device = device or x.device
+      cpu = copy_ops.to_host(x)
+      xla_inputs.append((x, cpu))
+      return cpu
+    return x
+
+  cpu_args = tree_map(to_cpu, args)
+  cpu_kwargs = tree_map(to_cpu, kwargs)
+  if device is None:
+    device = kwargs.get("device") or torch.device("xla", 0)
+  result = func(*cpu_args, **cpu_kwargs)
+
+  # Mutated inputs (in-place and out= ops) get their new values back.
+  for xla, cpu in xla_inputs:
+    if func._schema.is_mutable:
+      commit(xla, copy_ops.from_host(cpu, xla.device.index)._xt)
+
+  def to_xla(x):
+    if isinstance(x, torch.Tensor):
+      for xla, cpu in xla_inputs:
+        if x is cpu:  # the op returned a (mutated) input
+          return xla
+      return copy_ops.from_host(x, torch.device(device).index or 0)
+    return x
+
+  return tree_map(to_xla, result)

@@ -1,0 +1,141 @@
+"""The 'xla' tensor: a torch.Tensor wrapper subclass over a C++ lazy tensor.
+
+High level design
+-----------------
+Every 'xla' tensor is a `XlaTensor` (this file) holding `_xt`, a handle to the
+C++ tensor (torch_xla/csrc/tensor/xla_tensor.h) that owns the tensor ID, alias
+ID and state. PyTorch's autograd runs above the subclass; ATen ops reaching
+`__torch_dispatch__` are looked up in the rule registry (torch_xla/_ops),
+which builds IR through torch_xla/_ir.py. Nothing executes until a sync or a
+read of a value.
+
+Aliasing: tensors that share all of their data (detach, alias, in-place
+results) share the same `_xt`, so an in-place update through one is seen by
+all. Views of part of a tensor (slice, select, transpose, view, ...) are
+separate values that remember their root handle, the root's version when
+they were last derived, and the chain of view functions. An in-place update
+of a view writes the new value back through the chain's inverses into the
+root; a view whose root changed since is re-derived before its next use.
+"""
+
+import torch
+from torch.utils._pytree import tree_map_only
+
+from torch_xla import _XLAC, _dtypes
+
+_DEVICES = [torch.device("xla", i) for i in range(64)]
+_from_code = _dtypes._TORCH_DTYPES
+_make_wrapper = torch.Tensor._make_wrapper_subclass
+
+
+class ViewInfo:
+  """How a view derives from its root: root handle, version seen, chain.
+
+  chain: list of (forward, inverse); forward(value) -> view value,
+  inverse(value, new_view_value) -> new value. Both work on C++ handles.
+  """
+  __slots__ = ("root", "seen_version", "chain")
+
+  def __init__(self, root, seen_version, chain):
+    self.root = root
+    self.seen_version = seen_version
+    self.chain = chain
+
+
+class XlaTensor(torch.Tensor):
+  """A lazy tensor on an XLA device. See the module docstring."""
+
+  @staticmethod
+  def __new__(cls, xt, requires_grad=False):
+    t = _make_wrapper(
+        cls,
+        xt.dims,
+        dtype=_from_code[xt.dtype],
+        device=_DEVICES[xt.device],
+        requires_grad=requires_grad)
+    t._xt = xt
+    t._view = None
+    return t
+
+  __torch_function__ = torch._C._disabled_torch_function_impl
+
+  @classmethod
+  def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+    from torch_xla._ops import registry
+    return registry.dispatch(func, args, kwargs or {})
+
+  def __repr__(self, *, tensor_contents=None):
+    return f"{self.cpu()!r}".replace("tensor(", "tensor(", 1)[:-1] + \
+        f", device='{self.device}')" if self.dim() >= 0 else super().__repr__()
+
+  def __reduce_ex__(self, protocol):
+    # Pickling (torch.save) stores the CPU value.
+    return (_from_cpu_for_unpickle, (self.cpu(), self.device.index))
+
+
+def _from_cpu_for_unpickle(cpu, index):
+  return cpu.to(torch.device("xla", index))
+
+
+def wrap(xt) -> XlaTensor:
+  """A new torch tensor for a C++ handle."""
+  t = _make_wrapper(
+      XlaTensor, xt.dims, dtype=_from_code[xt.dtype], device=_DEVICES[xt.device])
+  t._xt = xt
+  t._view = None
+  return t
+
+
+def wrap_view(xt, base: XlaTensor, forward, inverse) -> XlaTensor:
+  """A new tensor that is a view of `base` (see the module docstring)."""
+  t = wrap(xt)
+  parent = base._view
+  if parent is None:
+    t._view = ViewInfo(base._xt, base._xt.version, [(forward, inverse)])
+  else:
+    t._view = ViewInfo(parent.root, parent.seen_version,
+                       parent.chain + [(forward, inverse)])
+  return t
+
+
+def refresh(t: XlaTensor):
+  """Re-derives a view whose root changed since; returns its handle."""
+  view = t._view
+  if view is not None and view.root.version != view.seen_version:
+    value = view.root
+    for forward, _ in view.chain:
+      value = forward(value)
+    _XLAC._set_ir_value(t._xt, value, False)
+    view.seen_version = view.root.version
+  return t._xt
+
+
+def xt_of(t):
+  """The up-to-date C++ handle of an 'xla' tensor."""
+  if t._view is not None:
+    return refresh(t)
+  return t._xt
+
+
+def commit(t: XlaTensor, value) -> XlaTensor:
+  """In-place update of `t` to `value` (a handle); writes views back."""
+  view = t._view
+  if view is None:
+    _XLAC._set_ir_value(t._xt, value, True)
+    return t
+  refresh(t)
+  # Values along the chain, root first, then the new value backwards.
+  values = [view.root]
+  for forward, _ in view.chain[:-1]:
+    values.append(forward(values[-1]))
+  new = value
+  for (_, inverse), old in zip(reversed(view.chain), reversed(values)):
+    new = inverse(old, new)
+  _XLAC._set_ir_value(view.root, new, True)
+  _XLAC._set_ir_value(t._xt, value, False)
+  view.seen_version = view.root.version
+  return t
+
+
+def is_xla(t) -> bool:
+  return type(t) is XlaTensor

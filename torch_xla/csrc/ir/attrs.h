@@ -1,0 +1,111 @@
+#ifndef TORCH_XLA_CSRC_IR_ATTRS_H_
+#define TORCH_XLA_CSRC_IR_ATTRS_H_
+
+// Node attributes: a small ordered list of (name, value). Values are plain
+// data, except sub-graphs, which are shared immutable objects. Attrs is a
+// value type; a Node owns its Attrs.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/string_view.h"
+#include "torch_xla/csrc/ir/shape.h"
+
+namespace torch_xla {
+
+class SubGraph;
+using SubGraphPtr = std::shared_ptr<const SubGraph>;
+
+// Index order is part of the graph hash; append only.
+using AttrValue = std::variant<int64_t, double, bool, std::vector<int64_t>,
+                               DType, std::string, SubGraphPtr>;
+
+// Name of the alternative held by `value`: "int64", "double", "bool",
+// "int64[]", "dtype", "string", "subgraph".
+absl::string_view AttrTypeName(const AttrValue& value);
+template <typename T>
+absl::string_view AttrTypeName();
+
+// Debug form: 1, 0.5, true, [0,1], f32, sum, subgraph(2 -> 1).
+std::string AttrValueToString(const AttrValue& value);
+
+struct Attr {
+  std::string name;  // names up to 15 chars stay in std::string's SSO buffer
+  AttrValue value;
+};
+
+class Attrs {
+ public:
+  Attrs() = default;
+
+  // Appends an attribute. Overloads pin down C++'s conversions: a literal 0
+  // is an int64, a string literal is a string (not a bool).
+  Attrs& Set(absl::string_view name, int value) {
+    return Append(name, AttrValue(std::in_place_type<int64_t>, value));
+  }
+  Attrs& Set(absl::string_view name, int64_t value) {
+    return Append(name, AttrValue(std::in_place_type<int64_t>, value));
+  }
+  Attrs& Set(absl::string_view name, double value) {
+    return Append(name, AttrValue(std::in_place_type<double>, value));
+  }
+  Attrs& Set(absl::string_view name, bool value) {
+    return Append(name, AttrValue(std::in_place_type<bool>, value));
+  }
+  Attrs& Set(absl::string_view name, std::vector<int64_t> value) {
+    return Append(name, AttrValue(std::in_place_type<std::vector<int64_t>>,
+                                  std::move(value)));
+  }
+  Attrs& Set(absl::string_view name, DType value) {
+    return Append(name, AttrValue(std::in_place_type<DType>, value));
+  }
+  Attrs& Set(absl::string_view name, const char* value) {
+    return Append(name, AttrValue(std::in_place_type<std::string>, value));
+  }
+  Attrs& Set(absl::string_view name, absl::string_view value) {
+    return Append(name, AttrValue(std::in_place_type<std::string>,
+                                  value.data(), value.size()));
+  }
+  Attrs& Set(absl::string_view name, SubGraphPtr value) {
+    return Append(name,
+                  AttrValue(std::in_place_type<SubGraphPtr>, std::move(value)));
+  }
+  Attrs& Set(absl::string_view name, AttrValue value) {
+    return Append(name, std::move(value));
+  }
+
+  // First attribute with this name, or nullptr.
+  const AttrValue* Find(absl::string_view name) const;
+  // Typed lookup: nullptr if absent or of another type.
+  template <typename T>
+  const T* FindAs(absl::string_view name) const {
+    const AttrValue* v = Find(name);
+    return v == nullptr ? nullptr : std::get_if<T>(v);
+  }
+
+  size_t size() const { return items_.size(); }
+  bool empty() const { return items_.empty(); }
+  const Attr& operator[](size_t i) const { return items_[i]; }
+  auto begin() const { return items_.begin(); }
+  auto end() const { return items_.end(); }
+
+  // ", name=value, name=value" (empty when there are none).
+  std::string ToString() const;
+
+ private:
+  Attrs& Append(absl::string_view name, AttrValue value) {
+    items_.push_back(Attr{std::string(name), std::move(value)});
+    return *this;
+  }
+
+  absl::InlinedVector<Attr, 3> items_;
+};
+
+}  // namespace torch_xla
+
+#endif  // TORCH_XLA_CSRC_IR_ATTRS_H_

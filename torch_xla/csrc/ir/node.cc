@@ -1,0 +1,55 @@
+#include "torch_xla/csrc/ir/node.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace torch_xla {
+
+Node::Node(PrivateKey, OpKind kind, std::vector<Value> operands,
+           std::vector<Shape> shapes, Attrs attrs, DataPtr data)
+    : kind_(kind),
+      operands_(std::move(operands)),
+      shapes_(std::move(shapes)),
+      attrs_(std::move(attrs)),
+      data_(std::move(data)) {}
+
+Node::~Node() {
+  // Releasing the last reference to a 100k-node chain would otherwise recurse
+  // once per node. Instead, operands this node solely owns are moved onto a
+  // local stack; their own operands are stolen before they die, so each
+  // nested destructor finds nothing left to release.
+  std::vector<NodePtr> stack;
+  for (Value& v : operands_) {
+    if (v.node != nullptr && v.node.use_count() == 1) {
+      stack.push_back(std::move(v.node));
+    }
+  }
+  while (!stack.empty()) {
+    NodePtr n = std::move(stack.back());
+    stack.pop_back();
+    // We hold the only reference: nobody else can read or copy it. (The node
+    // was created non-const by make_shared, so mutating it is well defined.)
+    if (n.use_count() == 1) {
+      for (Value& v : const_cast<Node*>(n.get())->operands_) {
+        if (v.node != nullptr && v.node.use_count() == 1) {
+          stack.push_back(std::move(v.node));
+        }
+      }
+    }
+  }
+}
+
+std::string ShapesToString(const std::vector<Shape>& shapes) {
+  if (shapes.size() == 1) return shapes[0].ToString();
+  std::string out = "(";
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    absl::StrAppend(&out, i == 0 ? "" : ", ", shapes[i].ToString());
+  }
+  out += ")";
+  return out;
+}
+
+std::string Node::ToString() const {
+  return absl::StrCat(name(), " ", ShapesToString(shapes_), attrs_.ToString());
+}
+
+}  // namespace torch_xla

@@ -1,0 +1,42 @@
+// Lowerings: while (cond and body sub-graphs become the op's two regions,
+// their parameters the block arguments) and optimization_barrier.
+
+#include "torch_xla/csrc/ir/status_macros.h"
+#include "torch_xla/csrc/ir/subgraph.h"
+#include "torch_xla/csrc/lowering/emitter.h"
+#include "torch_xla/csrc/lowering/lower_rules.h"
+
+namespace torch_xla {
+namespace {
+
+absl::Status LowerWhile(const Node& node, MlirEmitter& e) {
+  const SubGraph* cond = node.attrs().FindAs<SubGraphPtr>("cond")->get();
+  const SubGraph* body = node.attrs().FindAs<SubGraphPtr>("body")->get();
+  MlirEmitter::RegionFn regions[] = {
+      [cond](MlirEmitter& r) { return r.EmitSubGraphRegion(*cond); },
+      [body](MlirEmitter& r) { return r.EmitSubGraphRegion(*body); },
+  };
+  TXLA_ASSIGN_OR_RETURN(
+      std::string name,
+      e.EmitOp("stablehlo.while", e.OperandRefs(node),
+               MlirEmitter::OperandTypes(node), "",
+               MlirEmitter::ResultTypes(node), regions));
+  e.Bind(&node, std::move(name));
+  return absl::OkStatus();
+}
+
+absl::Status LowerOptimizationBarrier(const Node& node, MlirEmitter& e) {
+  e.EmitNodeOp(node, "stablehlo.optimization_barrier");
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status RegisterControlLowerings(LowerRuleTable* table) {
+  TXLA_RETURN_IF_ERROR(table->Register(OpKind::kWhile, &LowerWhile));
+  TXLA_RETURN_IF_ERROR(table->Register(OpKind::kOptimizationBarrier,
+                                       &LowerOptimizationBarrier));
+  return absl::OkStatus();
+}
+
+}  // namespace torch_xla

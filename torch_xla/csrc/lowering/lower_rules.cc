@@ -1,0 +1,56 @@
+#include "torch_xla/csrc/lowering/lower_rules.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "torch_xla/csrc/ir/status_macros.h"
+
+namespace torch_xla {
+
+absl::Status LowerRuleTable::Register(OpKind kind, LowerFn fn) {
+  if (fn == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("null lower rule for op '", OpKindName(kind), "'"));
+  }
+  LowerFn& slot = fns_[OpKindIndex(kind)];
+  if (slot != nullptr) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("duplicate lower rule for op '", OpKindName(kind), "'"));
+  }
+  slot = fn;
+  return absl::OkStatus();
+}
+
+namespace {
+
+absl::Status RegisterAll(LowerRuleTable* table) {
+  TXLA_RETURN_IF_ERROR(RegisterLeafLowerings(table));
+  TXLA_RETURN_IF_ERROR(RegisterElementwiseLowerings(table));
+  TXLA_RETURN_IF_ERROR(RegisterDataMovementLowerings(table));
+  TXLA_RETURN_IF_ERROR(RegisterReduceLowerings(table));
+  TXLA_RETURN_IF_ERROR(RegisterDotLowerings(table));
+  TXLA_RETURN_IF_ERROR(RegisterGatherScatterLowerings(table));
+  TXLA_RETURN_IF_ERROR(RegisterControlLowerings(table));
+  TXLA_RETURN_IF_ERROR(RegisterRandomLowerings(table));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const LowerRuleTable& DefaultLowerRules() {
+  static const LowerRuleTable* const table = [] {
+    auto* t = new LowerRuleTable();
+    absl::Status status = RegisterAll(t);
+    if (!status.ok()) {
+      std::fprintf(stderr, "torch_xla: building the lower rule table: %s\n",
+                   std::string(status.message()).c_str());
+      std::abort();
+    }
+    return t;
+  }();
+  return *table;
+}
+
+}  // namespace torch_xla

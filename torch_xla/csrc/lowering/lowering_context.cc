@@ -1,0 +1,215 @@
+#include "torch_xla/csrc/lowering/lowering_context.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "torch_xla/csrc/ir/graph_hash.h"
+#include "torch_xla/csrc/ir/status_macros.h"
+#include "torch_xla/csrc/lowering/emitter.h"
+#include "torch_xla/csrc/lowering/lower_rules.h"
+#include "torch_xla/csrc/lowering/mlir_text.h"
+
+namespace torch_xla {
+
+LoweringContext::LoweringContext(std::string name) : name_(std::move(name)) {}
+
+absl::Status LoweringContext::Build(absl::Span<const Value> results) {
+  built_ = false;
+  results_.assign(results.begin(), results.end());
+  parameters_.clear();
+  param_index_.clear();
+  aliases_.clear();
+  donors_.clear();
+  param_sharding_.clear();
+  result_sharding_.clear();
+  for (size_t i = 0; i < results_.size(); ++i) {
+    const Value& r = results_[i];
+    if (r.node == nullptr || r.index < 0 ||
+        static_cast<size_t>(r.index) >= r.node->num_outputs()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("LoweringContext::Build: result ", i,
+                       " is not a valid value"));
+    }
+  }
+  order_ = ComputePostOrder(results_);
+  for (const Node* node : order_.nodes) {
+    if (node->kind() == OpKind::kParameter) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "LoweringContext::Build: the graph uses ", node->ToString(),
+          " outside a sub-graph; parameter nodes belong to while cond/body "
+          "sub-graphs (use data leaves for computation inputs)"));
+    }
+    if (node->kind() == OpKind::kDeviceData) {
+      const DataPtr& data = node->data();
+      if (param_index_.emplace(data->id(), parameters_.size()).second) {
+        parameters_.push_back(data);
+      }
+    }
+  }
+  graph_hash_ = GraphHash(order_, results_);
+  built_ = true;
+  return absl::OkStatus();
+}
+
+int64_t LoweringContext::ParameterIndex(int64_t data_id) const {
+  auto it = param_index_.find(data_id);
+  return it == param_index_.end() ? -1 : it->second;
+}
+
+uint64_t LoweringContext::hash() const {
+  if (aliases_.empty() && donors_.empty() && param_sharding_.empty() &&
+      result_sharding_.empty()) {
+    return graph_hash_;
+  }
+  HashBuilder h(graph_hash_);
+  h.Add(aliases_.size());
+  for (const auto& [p, r] : aliases_) h.Add(p).Add(r);
+  h.Add(donors_.size());
+  for (int64_t p : donors_) h.Add(p);
+  h.Add(param_sharding_.size());
+  for (const auto& [p, s] : param_sharding_) h.Add(p).AddString(s);
+  h.Add(result_sharding_.size());
+  for (const auto& [r, s] : result_sharding_) h.Add(r).AddString(s);
+  return h.value();
+}
+
+absl::Status LoweringContext::CheckParam(int64_t param_index) const {
+  if (!built_) {
+    return absl::FailedPreconditionError("LoweringContext: call Build first");
+  }
+  if (param_index < 0 ||
+      param_index >= static_cast<int64_t>(parameters_.size())) {
+    return absl::OutOfRangeError(
+        absl::StrCat("LoweringContext: parameter index ", param_index,
+                     " is out of range (", parameters_.size(),
+                     " parameters)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LoweringContext::CheckResult(int64_t result_index) const {
+  if (!built_) {
+    return absl::FailedPreconditionError("LoweringContext: call Build first");
+  }
+  if (result_index < 0 ||
+      result_index >= static_cast<int64_t>(results_.size())) {
+    return absl::OutOfRangeError(absl::StrCat(
+        "LoweringContext: result index ", result_index,
+        " is out of range (", results_.size(), " results)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LoweringContext::SetAlias(int64_t param_index,
+                                       int64_t result_index) {
+  TXLA_RETURN_IF_ERROR(CheckParam(param_index));
+  TXLA_RETURN_IF_ERROR(CheckResult(result_index));
+  const Shape& p = parameters_[param_index]->shape();
+  const Shape& r = results_[result_index].shape();
+  if (p != r) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "LoweringContext::SetAlias: parameter ", param_index, " ",
+        p.ToString(), " cannot alias result ", result_index, " ",
+        r.ToString(), ": shapes differ"));
+  }
+  auto it = aliases_.find(param_index);
+  if (it != aliases_.end() && it->second != result_index) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "LoweringContext::SetAlias: parameter ", param_index,
+        " already aliases result ", it->second));
+  }
+  for (const auto& [other_param, other_result] : aliases_) {
+    if (other_result == result_index && other_param != param_index) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "LoweringContext::SetAlias: result ", result_index,
+          " already aliases parameter ", other_param));
+    }
+  }
+  aliases_[param_index] = result_index;
+  return absl::OkStatus();
+}
+
+absl::Status LoweringContext::SetDonor(int64_t param_index) {
+  TXLA_RETURN_IF_ERROR(CheckParam(param_index));
+  donors_.insert(param_index);
+  return absl::OkStatus();
+}
+
+absl::Status LoweringContext::SetParameterSharding(int64_t param_index,
+                                                   std::string sharding) {
+  TXLA_RETURN_IF_ERROR(CheckParam(param_index));
+  param_sharding_[param_index] = std::move(sharding);
+  return absl::OkStatus();
+}
+
+absl::Status LoweringContext::SetResultSharding(int64_t result_index,
+                                                std::string sharding) {
+  TXLA_RETURN_IF_ERROR(CheckResult(result_index));
+  result_sharding_[result_index] = std::move(sharding);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> LoweringContext::HloText() const {
+  if (!built_) {
+    return absl::FailedPreconditionError("LoweringContext: call Build first");
+  }
+  // Signature.
+  std::string out = absl::StrCat("module ", MlirSymbol(name_), " {\n");
+  absl::StrAppend(&out, "  func.func public @main(");
+  for (size_t i = 0; i < parameters_.size(); ++i) {
+    absl::StrAppend(&out, i == 0 ? "" : ", ", "%arg", i, ": ",
+                    parameters_[i]->shape().ToMlirType());
+    std::vector<std::string> attrs;
+    auto alias = aliases_.find(i);
+    if (alias != aliases_.end()) {
+      attrs.push_back(
+          absl::StrCat("tf.aliasing_output = ", alias->second, " : i32"));
+    } else if (donors_.count(i) > 0) {
+      attrs.push_back("jax.buffer_donor = true");
+    }
+    auto sharding = param_sharding_.find(i);
+    if (sharding != param_sharding_.end()) {
+      attrs.push_back(absl::StrCat("mhlo.sharding = ",
+                                   MlirStringLiteral(sharding->second)));
+    }
+    if (!attrs.empty()) {
+      absl::StrAppend(&out, " {", absl::StrJoin(attrs, ", "), "}");
+    }
+  }
+  absl::StrAppend(&out, ") -> (");
+  std::vector<std::string> result_types;
+  for (size_t i = 0; i < results_.size(); ++i) {
+    result_types.push_back(results_[i].shape().ToMlirType());
+    absl::StrAppend(&out, i == 0 ? "" : ", ", result_types.back());
+    auto sharding = result_sharding_.find(i);
+    if (sharding != result_sharding_.end()) {
+      absl::StrAppend(&out, " {mhlo.sharding = ",
+                      MlirStringLiteral(sharding->second), "}");
+    }
+  }
+  absl::StrAppend(&out, ") {\n");
+
+  // Body.
+  MlirEmitter emitter(DefaultLowerRules(), &out, /*indent=*/4);
+  for (const Node* node : order_.nodes) {
+    if (node->kind() == OpKind::kDeviceData) {
+      emitter.Bind(node,
+                   absl::StrCat("%arg", ParameterIndex(node->data()->id())));
+    }
+  }
+  TXLA_RETURN_IF_ERROR(emitter.LowerNodes(order_.nodes));
+  std::vector<std::string> refs;
+  refs.reserve(results_.size());
+  for (const Value& r : results_) refs.push_back(emitter.Ref(r));
+  if (refs.empty()) {
+    emitter.Line("return");
+  } else {
+    emitter.Line(absl::StrCat("return ", absl::StrJoin(refs, ", "), " : ",
+                              absl::StrJoin(result_types, ", ")));
+  }
+  absl::StrAppend(&out, "  }\n}\n");
+  return out;
+}
+
+}  // namespace torch_xla

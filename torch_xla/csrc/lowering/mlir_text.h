@@ -1,0 +1,44 @@
+#ifndef TORCH_XLA_CSRC_LOWERING_MLIR_TEXT_H_
+#define TORCH_XLA_CSRC_LOWERING_MLIR_TEXT_H_
+
+// Spelling of MLIR / StableHLO attribute values as text. Pure functions.
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "torch_xla/csrc/ir/attrs.h"
+#include "torch_xla/csrc/ir/shape.h"
+
+namespace torch_xla {
+
+// "array<i64: 1, 0>" (DenseI64ArrayAttr; "array<i64>" when empty).
+std::string I64Array(absl::Span<const int64_t> values);
+// "[1, 0]" (the lists inside #stablehlo.dot / gather / scatter).
+std::string I64List(absl::Span<const int64_t> values);
+
+// IEEE bit pattern of `value` rounded (to nearest, ties to even) to a
+// floating element type: f64, f32, f16 or bf16. Overflow gives infinity,
+// NaN a quiet NaN.
+uint64_t FloatBits(double value, DType dtype);
+
+// The scalar of a splat `dense<...>` literal, exact: floats as bit-exact hex
+// ("0x3F800000"), integers in decimal (u64 from the int64 bit pattern),
+// pred as true/false. `value` is a constant node's "value" attribute.
+absl::StatusOr<std::string> SplatLiteral(const AttrValue& value, DType dtype);
+
+// A double-quoted MLIR string literal with escapes.
+std::string MlirStringLiteral(absl::string_view s);
+// A symbol reference for a module/function name: @name when `name` is a bare
+// identifier, else @"quoted name". Empty names become @unnamed.
+std::string MlirSymbol(absl::string_view name);
+
+// "(t1, t2) -> t3", "(t) -> (t1, t2)", "() -> t".
+std::string FunctionType(absl::Span<const std::string> operand_types,
+                         absl::Span<const std::string> result_types);
+
+}  // namespace torch_xla
+
+#endif  // TORCH_XLA_CSRC_LOWERING_MLIR_TEXT_H_

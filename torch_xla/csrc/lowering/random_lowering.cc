@@ -1,0 +1,24 @@
+// Lowerings: rng_bit_generator.
+
+#include "absl/strings/str_cat.h"
+#include "torch_xla/csrc/lowering/emitter.h"
+#include "torch_xla/csrc/lowering/lower_rules.h"
+
+namespace torch_xla {
+namespace {
+
+absl::Status LowerRngBitGenerator(const Node& node, MlirEmitter& e) {
+  const std::string* algorithm = node.attrs().FindAs<std::string>("algorithm");
+  e.EmitNodeOp(node, "stablehlo.rng_bit_generator",
+               absl::StrCat("{rng_algorithm = #stablehlo<rng_algorithm ",
+                            algorithm ? *algorithm : "DEFAULT", ">}"));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status RegisterRandomLowerings(LowerRuleTable* table) {
+  return table->Register(OpKind::kRngBitGenerator, &LowerRngBitGenerator);
+}
+
+}  // namespace torch_xla

@@ -1,0 +1,261 @@
+// _XLAC functions over lazy tensors: creation, IR ops, in-place updates,
+// sync, reading values back and the debug dumps. Functions taking tensors
+// accept the C++ handle (_XLAC.XlaTensor) or any object carrying one in
+// `_xt` (the Python 'xla' tensor subclass).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pybind11/pybind11.h"
+#include "pybind11/stl.h"
+#include "torch_xla/csrc/ir/builder.h"
+#include "torch_xla/csrc/ir/ir_dump.h"
+#include "torch_xla/csrc/placeholder/placeholder.h"
+#include "torch_xla/csrc/python/bindings.h"
+#include "torch_xla/csrc/python/status_conversion.h"
+#include "torch_xla/csrc/runtime/client.h"
+#include "torch_xla/csrc/tensor/device_data.h"
+#include "torch_xla/csrc/tensor/graph_executor.h"
+#include "torch_xla/csrc/tensor/xla_tensor.h"
+
+namespace py = pybind11;
+
+namespace torch_xla::python {
+namespace {
+
+DType ToDType(int code) {
+  if (code < 0 || code >= kNumDTypes) {
+    throw std::invalid_argument("unknown element type code " +
+                                std::to_string(code));
+  }
+  return static_cast<DType>(code);
+}
+
+}  // namespace
+
+XlaTensorPtr ToXlaTensor(py::handle object) {
+  if (py::isinstance<XlaTensor>(object)) {
+    return py::cast<XlaTensorPtr>(object);
+  }
+  if (py::hasattr(object, "_xt")) {
+    return py::cast<XlaTensorPtr>(object.attr("_xt"));
+  }
+  throw py::type_error("expected an xla tensor, got " +
+                       std::string(py::str(py::type::handle_of(object))));
+}
+
+std::vector<XlaTensorPtr> ToXlaTensors(const py::iterable& objects) {
+  std::vector<XlaTensorPtr> tensors;
+  for (py::handle object : objects) tensors.push_back(ToXlaTensor(object));
+  return tensors;
+}
+
+namespace {
+
+// Python attribute values -> IR attributes. bool before int (bool is an
+// int in Python); DType enum values stay dtypes.
+Attrs ToAttrs(const py::dict& dict) {
+  Attrs attrs;
+  for (auto [key, value] : dict) {
+    std::string name = py::cast<std::string>(key);
+    if (py::isinstance<DType>(value)) {
+      attrs.Set(name, py::cast<DType>(value));
+    } else if (py::isinstance<py::bool_>(value)) {
+      attrs.Set(name, py::cast<bool>(value));
+    } else if (py::isinstance<py::int_>(value)) {
+      attrs.Set(name, py::cast<int64_t>(value));
+    } else if (py::isinstance<py::float_>(value)) {
+      attrs.Set(name, py::cast<double>(value));
+    } else if (py::isinstance<py::str>(value)) {
+      attrs.Set(name, absl::string_view(py::cast<std::string>(value)));
+    } else if (py::isinstance<py::sequence>(value)) {
+      attrs.Set(name, py::cast<std::vector<int64_t>>(value));
+    } else {
+      throw py::type_error("attribute '" + name + "' has unsupported type " +
+                           std::string(py::str(py::type::handle_of(value))));
+    }
+  }
+  return attrs;
+}
+
+std::vector<Value> OperandValues(const std::vector<XlaTensorPtr>& operands) {
+  std::vector<Value> values;
+  values.reserve(operands.size());
+  for (const XlaTensorPtr& tensor : operands) {
+    values.push_back(ValueOrThrow(tensor->GetIrValue()));
+  }
+  return values;
+}
+
+NodePtr BuildNode(OpKind kind, const py::list& operands,
+                  const py::object& attrs) {
+  std::vector<Value> values;
+  values.reserve(operands.size());
+  for (py::handle operand : operands) {
+    values.push_back(ValueOrThrow(ToXlaTensor(operand)->GetIrValue()));
+  }
+  return ValueOrThrow(MakeNode(
+      kind, std::move(values),
+      attrs.is_none() ? Attrs() : ToAttrs(py::cast<py::dict>(attrs))));
+}
+
+int DeviceOf(const py::list& operands, int device) {
+  if (device >= 0 || operands.empty()) return device < 0 ? 0 : device;
+  return ToXlaTensor(operands[0])->device();
+}
+
+}  // namespace
+
+void InitTensorBindings(py::module_& m) {
+  py::enum_<DType> dtype(m, "DType");
+  for (int i = 0; i < kNumDTypes; ++i) {
+    DType value = static_cast<DType>(i);
+    dtype.value(std::string(DTypeName(value)).c_str(), value);
+  }
+
+  py::class_<XlaTensor, XlaTensorPtr>(m, "XlaTensor")
+      .def_property_readonly("id", &XlaTensor::id)
+      .def_property_readonly("alias_id", &XlaTensor::alias_id)
+      .def_property_readonly("dims",
+                             [](const XlaTensor& t) { return t.shape().dims; })
+      .def_property_readonly(
+          "dtype", [](const XlaTensor& t) { return static_cast<int>(t.shape().dtype); })
+      .def_property_readonly("shape",
+                             [](const XlaTensor& t) { return t.shape().ToString(); })
+      .def_property_readonly("device", &XlaTensor::device)
+      .def_property_readonly("version", &XlaTensor::version)
+      .def_property_readonly("state", [](const XlaTensor& t) {
+        return std::string(TensorStateName(t.state()));
+      })
+      .def_property_readonly("data_id", [](const XlaTensor& t) -> int64_t {
+        return t.data() == nullptr ? -1 : t.data()->id();
+      })
+      .def("__repr__", &XlaTensor::DebugString);
+
+  m.def("_op_kind", [](const std::string& name) {
+    return static_cast<int>(ValueOrThrow(OpKindFromName(name)));
+  });
+  m.def(
+      "_op",
+      [](int kind, const py::list& operands, const py::object& attrs,
+         int device) {
+        NodePtr node = BuildNode(static_cast<OpKind>(kind), operands, attrs);
+        return XlaTensor::FromIr(Value(node, 0), DeviceOf(operands, device));
+      },
+      py::arg("kind"), py::arg("operands"), py::arg("attrs") = py::none(),
+      py::arg("device") = -1,
+      "Builds one IR node; returns a tensor for its (first) result.");
+  m.def(
+      "_op_multi",
+      [](int kind, const py::list& operands, const py::object& attrs,
+         int device) {
+        NodePtr node = BuildNode(static_cast<OpKind>(kind), operands, attrs);
+        int target = DeviceOf(operands, device);
+        std::vector<XlaTensorPtr> out;
+        for (size_t i = 0; i < node->num_outputs(); ++i) {
+          out.push_back(XlaTensor::FromIr(Value(node, static_cast<int>(i)), target));
+        }
+        return out;
+      },
+      py::arg("kind"), py::arg("operands"), py::arg("attrs") = py::none(),
+      py::arg("device") = -1, "Builds one IR node; a tensor per result.");
+  m.def(
+      "_tensor_from_host",
+      [](uintptr_t address, std::vector<int64_t> dims, int dtype, int device) {
+        Shape shape(ToDType(dtype), std::move(dims));
+        runtime::Client* client = ValueOrThrow(runtime::Client::Global());
+        runtime::BufferPtr buffer;
+        {
+          py::gil_scoped_release release;
+          buffer = ValueOrThrow(client->TransferToDevice(
+              reinterpret_cast<const void*>(address), shape, device));
+        }
+        return XlaTensor::FromData(
+            std::make_shared<DeviceData>(shape, std::vector{buffer}), device);
+      },
+      py::arg("address"), py::arg("dims"), py::arg("dtype"),
+      py::arg("device") = 0,
+      "Copies contiguous host memory (kept alive by the caller) to a device.");
+  m.def(
+      "_tensor_scalar",
+      [](double value, int dtype, int device) {
+        return XlaTensor::FromData(MakeHostScalar(value, ToDType(dtype)),
+                                   device);
+      },
+      py::arg("value"), py::arg("dtype"), py::arg("device") = 0,
+      "A scalar sent to the device only when a graph using it runs.");
+  m.def(
+      "_tensor_scalar_int",
+      [](int64_t value, int dtype, int device) {
+        return XlaTensor::FromData(MakeHostScalarInt(value, ToDType(dtype)),
+                                   device);
+      },
+      py::arg("value"), py::arg("dtype"), py::arg("device") = 0);
+  m.def(
+      "_tensor_placeholder",
+      [](std::vector<int64_t> dims, int dtype, int device) {
+        return XlaTensor::FromData(
+            MakePlaceholder(Shape(ToDType(dtype), std::move(dims))), device);
+      },
+      py::arg("dims"), py::arg("dtype"), py::arg("device") = 0);
+  m.def(
+      "_tensor_to_host",
+      [](py::handle tensor, uintptr_t address, int64_t nbytes) {
+        XlaTensorPtr t = ToXlaTensor(tensor);
+        py::gil_scoped_release release;
+        ThrowIfError(TensorToHost(t, reinterpret_cast<void*>(address), nbytes));
+      },
+      py::arg("tensor"), py::arg("address"), py::arg("nbytes"));
+  m.def(
+      "_set_ir_value",
+      [](py::handle destination, py::handle source, bool bump_version) {
+        XlaTensorPtr dst = ToXlaTensor(destination);
+        XlaTensorPtr src = ToXlaTensor(source);
+        if (src->state() == TensorState::kIrValue) {
+          ThrowIfError(dst->SetIrValue(src->ir_value()));
+        } else {
+          ThrowIfError(src->CheckReadable());
+          ThrowIfError(dst->SetData(src->data()));
+        }
+        if (bump_version) dst->BumpVersion();
+      },
+      py::arg("destination"), py::arg("source"), py::arg("bump_version") = true,
+      "In-place update: `destination` takes `source`'s value and keeps its "
+      "own tensor ID and alias ID. The version counts in-place updates "
+      "(views of the tensor re-derive when it changes).");
+  m.def(
+      "_clone",
+      [](py::handle source) {
+        XlaTensorPtr src = ToXlaTensor(source);
+        if (src->state() == TensorState::kIrValue) {
+          return XlaTensor::FromIr(src->ir_value(), src->device());
+        }
+        ThrowIfError(src->CheckReadable());
+        return XlaTensor::FromData(src->data(), src->device());
+      },
+      "A new tensor (new tensor ID and alias ID) with the same value.");
+  m.def("_xla_sync_multi", [](const py::iterable& tensors) {
+    std::vector<XlaTensorPtr> list = ToXlaTensors(tensors);
+    py::gil_scoped_release release;
+    ThrowIfError(SyncTensors(list));
+  });
+  m.def("_xla_sync_live_tensors", [] {
+    py::gil_scoped_release release;
+    ThrowIfError(SyncLiveTensors());
+  });
+  m.def("_get_xla_tensors_text", [](const py::iterable& tensors) {
+    return DumpIrText(OperandValues(ToXlaTensors(tensors)));
+  });
+  m.def("_get_xla_tensors_hlo", [](const py::iterable& tensors) {
+    return ValueOrThrow(TensorsToHloText(ToXlaTensors(tensors)));
+  });
+  m.def("_graph_hash", [](const py::iterable& tensors) {
+    return ValueOrThrow(TensorsGraphHash(ToXlaTensors(tensors)));
+  });
+  m.def("_live_tensor_count", &LiveTensorCount);
+  m.def("_compile_cache_size", &CompileCacheSize);
+  m.def("_clear_compile_cache", &ClearCompileCache);
+}
+
+}  // namespace torch_xla::python

@@ -1,0 +1,417 @@
+#include "torch_xla/csrc/tensor/graph_executor.h"
+
+#include <atomic>
+#include <list>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "torch_xla/csrc/ir/graph_walk.h"
+#include "torch_xla/csrc/lowering/lowering_context.h"
+#include "torch_xla/csrc/metrics/metrics.h"
+#include "torch_xla/csrc/runtime/client.h"
+#include "torch_xla/csrc/tensor/device_data.h"
+
+namespace torch_xla {
+namespace {
+
+using runtime::BufferPtr;
+using runtime::Client;
+using runtime::ExecutablePtr;
+
+std::atomic<bool> g_buffer_donor_aliasing{false};
+
+// Serialises syncs: tensors change state under it.
+std::mutex& SyncMutex() {
+  static auto* mu = new std::mutex();
+  return *mu;
+}
+
+// LRU cache of compiled graphs by (graph hash, donation pattern, device).
+class CompileCache {
+ public:
+  static constexpr size_t kCapacity = 1024;
+
+  ExecutablePtr Find(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = index_.find(key);
+    if (it == index_.end()) return nullptr;
+    order_.splice(order_.begin(), order_, it->second);
+    return it->second->second;
+  }
+
+  void Insert(const std::string& key, ExecutablePtr executable) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (index_.count(key)) return;
+    order_.emplace_front(key, std::move(executable));
+    index_[key] = order_.begin();
+    if (order_.size() > kCapacity) {
+      index_.erase(order_.back().first);
+      order_.pop_back();
+    }
+  }
+
+  int64_t size() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return static_cast<int64_t>(order_.size());
+  }
+
+  void Clear() {
+    std::lock_guard<std::mutex> lock(mu_);
+    order_.clear();
+    index_.clear();
+  }
+
+ private:
+  using Entry = std::pair<std::string, ExecutablePtr>;
+  std::mutex mu_;
+  std::list<Entry> order_;
+  std::unordered_map<std::string, std::list<Entry>::iterator> index_;
+};
+
+CompileCache& GetCompileCache() {
+  static auto* cache = new CompileCache();
+  return *cache;
+}
+
+// Tensors of one sync, deduplicated: tensors sharing an IR value share one
+// result.
+struct SyncGroup {
+  int device = 0;
+  std::vector<XlaTensorPtr> tensors;
+  std::vector<int64_t> result_of_tensor;  // index into `results`
+  std::vector<Value> results;
+};
+
+absl::Status CheckNoPlaceholders(const LoweringContext& context,
+                                 const SyncGroup& group) {
+  for (const DataPtr& data : context.parameters()) {
+    if (data->kind() != DataKind::kPlaceholder) continue;
+    std::vector<std::string> needing;
+    for (const XlaTensorPtr& tensor : group.tensors) {
+      needing.push_back(absl::StrCat(tensor->id()));
+    }
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot execute: the graph of tensor(s) ", absl::StrJoin(needing, ", "),
+        " reads a placeholder (", data->shape().ToString(), ", data id ",
+        data->id(), ") which is a placeholder and has no data. Placeholders "
+        "can be traced and lowered (LoweringContext) but not executed"));
+  }
+  return absl::OkStatus();
+}
+
+// Decides which parameters donate their buffers. An in-place update keeps
+// the tensor's alias ID, so a parameter whose data was last owned by an
+// output tensor's alias ID can become that output's buffer, provided no
+// other live tensor still holds that data and shapes match.
+struct Donation {
+  std::vector<std::pair<int64_t, int64_t>> aliases;  // (parameter, result)
+  std::vector<int64_t> donors;                       // explicit donors
+  std::vector<XlaTensorPtr> donor_tensors;  // deleted after execution
+};
+
+Donation PlanDonation(const LoweringContext& context, const SyncGroup& group,
+                      absl::Span<const XlaTensorPtr> live) {
+  Donation donation;
+  // Data held by a live tensor that is not part of this sync's outputs is
+  // still needed after the step.
+  std::unordered_map<int64_t, int> holders;  // data id -> live tensors
+  for (const XlaTensorPtr& tensor : live) {
+    if (tensor->data() != nullptr) ++holders[tensor->data()->id()];
+  }
+  const std::vector<DataPtr>& parameters = context.parameters();
+  std::unordered_map<int64_t, int64_t> parameter_by_alias;
+  for (size_t p = 0; p < parameters.size(); ++p) {
+    if (parameters[p]->kind() != DataKind::kDevice) continue;
+    auto* device_data = static_cast<const DeviceData*>(parameters[p].get());
+    if (device_data->owner_alias_id() < 0) continue;
+    if (holders.count(device_data->id())) continue;
+    parameter_by_alias.emplace(device_data->owner_alias_id(), p);
+  }
+  std::unordered_set<int64_t> used_results;
+  for (size_t t = 0; t < group.tensors.size(); ++t) {
+    const XlaTensorPtr& tensor = group.tensors[t];
+    auto it = parameter_by_alias.find(tensor->alias_id());
+    if (it == parameter_by_alias.end()) continue;
+    int64_t result = group.result_of_tensor[t];
+    const Shape& parameter_shape = parameters[it->second]->shape();
+    if (parameter_shape != group.results[result].shape()) continue;
+    if (!used_results.insert(result).second) continue;
+    donation.aliases.emplace_back(it->second, result);
+    parameter_by_alias.erase(it);
+  }
+  if (g_buffer_donor_aliasing.load()) {
+    std::unordered_set<int64_t> aliased;
+    for (const auto& [parameter, result] : donation.aliases) {
+      aliased.insert(parameter);
+    }
+    for (const XlaTensorPtr& tensor : live) {
+      if (!tensor->buffer_donation() || tensor->data() == nullptr) continue;
+      int64_t p = context.ParameterIndex(tensor->data()->id());
+      if (p < 0 || aliased.count(p)) continue;
+      if (holders[tensor->data()->id()] > 1) continue;  // shared with another
+      donation.donors.push_back(p);
+      donation.donor_tensors.push_back(tensor);
+      aliased.insert(p);
+    }
+  }
+  return donation;
+}
+
+absl::StatusOr<std::vector<BufferPtr>> GatherArguments(
+    Client* client, const LoweringContext& context, int device) {
+  std::vector<BufferPtr> arguments;
+  for (const DataPtr& data : context.parameters()) {
+    switch (data->kind()) {
+      case DataKind::kDevice: {
+        auto* device_data = static_cast<const DeviceData*>(data.get());
+        if (device_data->IsDeleted()) {
+          return absl::FailedPreconditionError(absl::StrCat(
+              "cannot execute: an input (", data->shape().ToString(),
+              ", data id ", data->id(), ") was donated to an earlier "
+              "computation and is deleted"));
+        }
+        if (device_data->device_ordinal() != device) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "cannot execute on xla:", device, ": an input (",
+              data->shape().ToString(), ") lives on xla:",
+              device_data->device_ordinal(), "; move it with .to()"));
+        }
+        arguments.push_back(device_data->buffer());
+        break;
+      }
+      case DataKind::kHost: {
+        // Scalars and host values travel now, when the graph runs.
+        auto* host = static_cast<const HostData*>(data.get());
+        absl::StatusOr<BufferPtr> buffer = client->TransferToDevice(
+            host->bytes().data(), host->shape(), device);
+        if (!buffer.ok()) return buffer.status();
+        arguments.push_back(*std::move(buffer));
+        break;
+      }
+      case DataKind::kPlaceholder:
+        return absl::InternalError("placeholder reached execution");
+    }
+  }
+  return arguments;
+}
+
+// Lowers, compiles (or finds) and runs one group; the group's tensors then
+// hold the outputs.
+absl::Status ExecuteGroup(SyncGroup& group, bool donate,
+                          absl::Span<const XlaTensorPtr> live) {
+  static metrics::Counter* cached = metrics::GetCounter("CachedCompile");
+  static metrics::Counter* uncached = metrics::GetCounter("UncachedCompile");
+  static metrics::Metric* alias_count =
+      metrics::GetMetric("InputOutputAliasCount");
+
+  absl::StatusOr<Client*> client = Client::Global();
+  if (!client.ok()) return client.status();
+
+  LoweringContext context("SyncTensorsGraph");
+  absl::Status built = context.Build(group.results);
+  if (!built.ok()) return built;
+  absl::Status readable = CheckNoPlaceholders(context, group);
+  if (!readable.ok()) return readable;
+
+  Donation donation;
+  if (donate) donation = PlanDonation(context, group, live);
+  for (const auto& [parameter, result] : donation.aliases) {
+    absl::Status status = context.SetAlias(parameter, result);
+    if (!status.ok()) return status;
+  }
+  for (int64_t donor : donation.donors) {
+    absl::Status status = context.SetDonor(donor);
+    if (!status.ok()) return status;
+  }
+
+  // The context's hash covers the graph and its aliases and donors.
+  const std::string key = absl::StrCat(context.hash(), "@", group.device);
+  ExecutablePtr executable = GetCompileCache().Find(key);
+  if (executable != nullptr) {
+    cached->Add(1);
+  } else {
+    uncached->Add(1);
+    absl::StatusOr<std::string> text = context.HloText();
+    if (!text.ok()) return text.status();
+    absl::StatusOr<const runtime::Device*> device =
+        (*client)->GetDevice(group.device);
+    if (!device.ok()) return device.status();
+    runtime::CompileSpec spec;
+    spec.device_ids = {(*device)->id};
+    absl::StatusOr<ExecutablePtr> compiled = (*client)->Compile(*text, spec);
+    if (!compiled.ok()) {
+      return absl::Status(compiled.status().code(),
+                          absl::StrCat("while compiling the graph of ",
+                                       group.tensors.size(), " tensors: ",
+                                       compiled.status().message()));
+    }
+    executable = *std::move(compiled);
+    std::vector<Shape> parameter_shapes;
+    for (const DataPtr& data : context.parameters()) {
+      parameter_shapes.push_back(data->shape());
+    }
+    executable->set_parameter_shapes(std::move(parameter_shapes));
+    GetCompileCache().Insert(key, executable);
+  }
+
+  absl::StatusOr<std::vector<BufferPtr>> arguments =
+      GatherArguments(*client, context, group.device);
+  if (!arguments.ok()) return arguments.status();
+  std::vector<runtime::Buffer*> raw;
+  raw.reserve(arguments->size());
+  for (const BufferPtr& buffer : *arguments) raw.push_back(buffer.get());
+  absl::StatusOr<std::vector<std::vector<BufferPtr>>> outputs =
+      (*client)->Execute(*executable, {raw});
+  if (!outputs.ok()) return outputs.status();
+  alias_count->Add(
+      static_cast<double>(donation.aliases.size() + donation.donors.size()));
+
+  // One DeviceData per result, shared by the tensors computing it.
+  std::vector<std::shared_ptr<DeviceData>> data((*outputs)[0].size());
+  for (size_t r = 0; r < data.size(); ++r) {
+    data[r] = std::make_shared<DeviceData>(group.results[r].shape(),
+                                           std::vector<BufferPtr>{
+                                               (*outputs)[0][r]});
+  }
+  for (size_t t = 0; t < group.tensors.size(); ++t) {
+    const XlaTensorPtr& tensor = group.tensors[t];
+    std::shared_ptr<DeviceData>& result = data[group.result_of_tensor[t]];
+    if (result->owner_alias_id() < 0) result->set_owner_alias_id(tensor->alias_id());
+    absl::Status status = tensor->SetData(result);
+    if (!status.ok()) return status;
+  }
+  for (const XlaTensorPtr& donor : donation.donor_tensors) donor->MarkDeleted();
+  return absl::OkStatus();
+}
+
+// Splits pending tensors by device; a tensor whose pending value is just a
+// data leaf takes that data without running anything.
+absl::StatusOr<std::vector<SyncGroup>> MakeGroups(
+    absl::Span<const XlaTensorPtr> tensors) {
+  std::map<int, SyncGroup> by_device;
+  for (const XlaTensorPtr& tensor : tensors) {
+    if (tensor->state() != TensorState::kIrValue) continue;
+    const Value& value = tensor->ir_value();
+    if (value.node->kind() == OpKind::kDeviceData) {
+      absl::Status status = tensor->SetData(value.node->data());
+      if (!status.ok()) return status;
+      continue;
+    }
+    SyncGroup& group = by_device[tensor->device()];
+    group.device = tensor->device();
+    group.tensors.push_back(tensor);
+  }
+  std::vector<SyncGroup> groups;
+  for (auto& [device, group] : by_device) {
+    std::unordered_map<const Node*, std::vector<std::pair<int, int64_t>>> seen;
+    for (const XlaTensorPtr& tensor : group.tensors) {
+      const Value& value = tensor->ir_value();
+      int64_t index = -1;
+      for (const auto& [output, result] : seen[value.node.get()]) {
+        if (output == value.index) index = result;
+      }
+      if (index < 0) {
+        index = static_cast<int64_t>(group.results.size());
+        group.results.push_back(value);
+        seen[value.node.get()].emplace_back(value.index, index);
+      }
+      group.result_of_tensor.push_back(index);
+    }
+    groups.push_back(std::move(group));
+  }
+  return groups;
+}
+
+absl::Status Sync(absl::Span<const XlaTensorPtr> tensors, bool donate,
+                  absl::Span<const XlaTensorPtr> live) {
+  absl::StatusOr<std::vector<SyncGroup>> groups = MakeGroups(tensors);
+  if (!groups.ok()) return groups.status();
+  for (SyncGroup& group : *groups) {
+    absl::Status status = ExecuteGroup(group, donate, live);
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status SyncLiveTensors() {
+  std::lock_guard<std::mutex> lock(SyncMutex());
+  std::vector<XlaTensorPtr> live = LiveTensors();
+  return Sync(live, /*donate=*/true, live);
+}
+
+absl::Status SyncTensors(absl::Span<const XlaTensorPtr> tensors) {
+  std::lock_guard<std::mutex> lock(SyncMutex());
+  return Sync(tensors, /*donate=*/false, {});
+}
+
+absl::Status TensorToHost(const XlaTensorPtr& tensor, void* dst,
+                          int64_t dst_size) {
+  absl::Status readable = tensor->CheckReadable();
+  if (!readable.ok()) return readable;
+  if (tensor->state() == TensorState::kIrValue) {
+    absl::Status synced = SyncTensors({tensor});
+    if (!synced.ok()) return synced;
+  }
+  const DataPtr& data = tensor->data();
+  if (data->kind() == DataKind::kHost) {
+    const auto& bytes = static_cast<const HostData*>(data.get())->bytes();
+    if (static_cast<int64_t>(bytes.size()) != dst_size) {
+      return absl::InvalidArgumentError("host copy: destination size mismatch");
+    }
+    std::memcpy(dst, bytes.data(), bytes.size());
+    return absl::OkStatus();
+  }
+  absl::StatusOr<Client*> client = Client::Global();
+  if (!client.ok()) return client.status();
+  auto* device_data = static_cast<const DeviceData*>(data.get());
+  return (*client)->TransferFromDevice(*device_data->buffer(), dst, dst_size);
+}
+
+namespace {
+
+absl::Status BuildContext(absl::Span<const XlaTensorPtr> tensors,
+                          LoweringContext& context) {
+  std::vector<Value> results;
+  for (const XlaTensorPtr& tensor : tensors) {
+    absl::StatusOr<Value> value = tensor->GetIrValue();
+    if (!value.ok()) return value.status();
+    results.push_back(*std::move(value));
+  }
+  return context.Build(results);
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> TensorsToHloText(
+    absl::Span<const XlaTensorPtr> tensors) {
+  LoweringContext context("SyncTensorsGraph");
+  absl::Status built = BuildContext(tensors, context);
+  if (!built.ok()) return built;
+  return context.HloText();
+}
+
+absl::StatusOr<uint64_t> TensorsGraphHash(
+    absl::Span<const XlaTensorPtr> tensors) {
+  LoweringContext context("SyncTensorsGraph");
+  absl::Status built = BuildContext(tensors, context);
+  if (!built.ok()) return built;
+  return context.hash();
+}
+
+void SetEnableBufferDonorAliasing(bool enable) {
+  g_buffer_donor_aliasing.store(enable);
+}
+
+bool GetEnableBufferDonorAliasing() { return g_buffer_donor_aliasing.load(); }
+
+int64_t CompileCacheSize() { return GetCompileCache().size(); }
+void ClearCompileCache() { GetCompileCache().Clear(); }
+
+}  // namespace torch_xla

@@ -1,0 +1,51 @@
+#ifndef TORCH_XLA_CSRC_TENSOR_GRAPH_EXECUTOR_H_
+#define TORCH_XLA_CSRC_TENSOR_GRAPH_EXECUTOR_H_
+
+// Turns pending IR into device data: collect tensors -> lower (one module,
+// parameters keyed by data ID) -> compile, cached by graph hash -> execute
+// with buffer donation -> the tensors hold the outputs. Process-wide and
+// thread-safe (one sync at a time).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "torch_xla/csrc/tensor/xla_tensor.h"
+
+namespace torch_xla {
+
+// Executes the pending IR of every live tensor (torch_xla.sync()). Donates
+// the buffers of tensors updated in place, and of explicit donors when the
+// buffer-donor config is on.
+absl::Status SyncLiveTensors();
+
+// Executes the pending IR of just these tensors (e.g. before reading one).
+// Donates nothing: tensors outside the set may still need every input.
+absl::Status SyncTensors(absl::Span<const XlaTensorPtr> tensors);
+
+// Copies a tensor's value into `dst` (exactly its byte size), running its
+// pending IR first. Fails for placeholders and deleted tensors.
+absl::Status TensorToHost(const XlaTensorPtr& tensor, void* dst,
+                          int64_t dst_size);
+
+// The StableHLO module that a sync of these tensors would compile.
+absl::StatusOr<std::string> TensorsToHloText(
+    absl::Span<const XlaTensorPtr> tensors);
+
+// The compile-cache hash of these tensors' graph (walk + hash, no text).
+absl::StatusOr<uint64_t> TensorsGraphHash(
+    absl::Span<const XlaTensorPtr> tensors);
+
+// _xla_set_enable_alias_with_buffer_donor_config.
+void SetEnableBufferDonorAliasing(bool enable);
+bool GetEnableBufferDonorAliasing();
+
+// Entries in the compile cache (tests and benchmarks).
+int64_t CompileCacheSize();
+void ClearCompileCache();
+
+}  // namespace torch_xla
+
+#endif  // TORCH_XLA_CSRC_TENSOR_GRAPH_EXECUTOR_H_
