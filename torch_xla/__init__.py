@@ -5,6 +5,7 @@ plugins installed in this Python environment and registers the 'xla'
 device type with PyTorch.
 """
 
+import contextlib
 import sys
 
 import torch
@@ -33,4 +34,19 @@ def sync(wait: bool = False) -> None:
   _XLAC._xla_sync_live_tensors()
 
 
-__all__ = ["device", "sync", "XlaTensor"]
+@contextlib.contextmanager
+def alias_with_buffer_donor_config(should_alias: bool = True):
+  """Within the block, tensors marked with _XLAC._set_buffer_donation(t,
+  True) donate their buffers at the next sync; restores the setting after.
+
+  Yields the previous setting.
+  """
+  saved = _XLAC._xla_get_enable_alias_with_buffer_donor_config()
+  _XLAC._xla_set_enable_alias_with_buffer_donor_config(should_alias)
+  try:
+    yield saved
+  finally:
+    _XLAC._xla_set_enable_alias_with_buffer_donor_config(saved)
+
+
+__all__ = ["device", "sync", "XlaTensor", "alias_with_buffer_donor_config"]

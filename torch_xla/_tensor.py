@@ -45,6 +45,8 @@ class ViewInfo:
 class XlaTensor(torch.Tensor):
   """A lazy tensor on an XLA device. See the module docstring."""
 
+  _view = None  # ViewInfo for views (set per instance)
+
   @staticmethod
   def __new__(cls, xt, requires_grad=False):
     t = _make_wrapper(
@@ -54,15 +56,13 @@ class XlaTensor(torch.Tensor):
         device=_DEVICES[xt.device],
         requires_grad=requires_grad)
     t._xt = xt
-    t._view = None
     return t
 
   __torch_function__ = torch._C._disabled_torch_function_impl
 
   @classmethod
   def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
-    from torch_xla._ops import registry
-    return registry.dispatch(func, args, kwargs or {})
+    return _dispatch(func, args, kwargs or _NO_KWARGS)
 
   def __repr__(self, *, tensor_contents=None):
     return f"{self.cpu()!r}".replace("tensor(", "tensor(", 1)[:-1] + \
@@ -77,18 +77,34 @@ def _from_cpu_for_unpickle(cpu, index):
   return cpu.to(torch.device("xla", index))
 
 
+_NO_KWARGS = {}
+_dispatch = None  # registry.dispatch, installed by torch_xla._ops
+
+
 def wrap(xt) -> XlaTensor:
   """A new torch tensor for a C++ handle."""
   t = _make_wrapper(
       XlaTensor, xt.dims, dtype=_from_code[xt.dtype], device=_DEVICES[xt.device])
   t._xt = xt
-  t._view = None
   return t
 
 
-def wrap_view(xt, base: XlaTensor, forward, inverse) -> XlaTensor:
-  """A new tensor that is a view of `base` (see the module docstring)."""
-  t = wrap(xt)
+def wrap_view(xt, base: XlaTensor, forward, inverse, strides=None,
+              storage_offset=0) -> XlaTensor:
+  """A new tensor that is a view of `base` (see the module docstring).
+
+  `strides`/`storage_offset` are the ones eager PyTorch would give the view
+  (None: contiguous). Only metadata, but PyTorch's composite ops read it:
+  `contiguous()` and `reshape()` copy a non-contiguous view, as in eager,
+  instead of aliasing it.
+  """
+  if strides is None:
+    t = wrap(xt)
+  else:
+    t = _make_wrapper(XlaTensor, xt.dims, strides=strides,
+                      storage_offset=storage_offset,
+                      dtype=_from_code[xt.dtype], device=_DEVICES[xt.device])
+    t._xt = xt
   parent = base._view
   if parent is None:
     t._view = ViewInfo(base._xt, base._xt.version, [(forward, inverse)])

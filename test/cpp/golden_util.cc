@@ -104,15 +104,19 @@ std::string TestDataDir() {
   return "";
 }
 
+void ExpectMlirCheckOk(absl::string_view text, absl::string_view name) {
+  const char* tool = Env("TORCH_XLA_MLIR_CHECK");
+  if (tool == nullptr) return;
+  std::string result = RunMlirCheck(tool, text, name);
+  EXPECT_EQ(result.rfind("OK", 0), 0u)
+      << "mlir_check rejected " << name << ":\n"
+      << result << "\n--- text ---\n"
+      << (text.size() > 20000 ? text.substr(0, 20000) : text);
+}
+
 void ExpectMatchesGolden(absl::string_view actual, absl::string_view name) {
   const std::string normalized = NormalizeSsaNames(actual);
-  if (const char* tool = Env("TORCH_XLA_MLIR_CHECK")) {
-    std::string result = RunMlirCheck(tool, actual, name);
-    EXPECT_NE(result.find("OK"), std::string::npos)
-        << "mlir_check rejected " << name << ":\n"
-        << result << "\n--- text ---\n"
-        << actual;
-  }
+  ExpectMlirCheckOk(actual, name);
   const std::string dir = TestDataDir();
   ASSERT_FALSE(dir.empty())
       << "golden directory test/cpp/testdata not found; set TORCH_XLA_TESTDATA";

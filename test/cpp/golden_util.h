@@ -27,6 +27,10 @@ std::string NormalizeSsaNames(absl::string_view text);
 // The directory holding the goldens ("" if none is found).
 std::string TestDataDir();
 
+// With $TORCH_XLA_MLIR_CHECK set, compiles `text` with that tool and expects
+// it to print "OK"; otherwise does nothing.
+void ExpectMlirCheckOk(absl::string_view text, absl::string_view name);
+
 // Compares normalized `actual` with the golden `name` (e.g. "dot.mlir"),
 // failing the current gtest on a difference; or rewrites it (see above).
 void ExpectMatchesGolden(absl::string_view actual, absl::string_view name);

@@ -50,10 +50,11 @@ def check_same_device(op_name, *tensors):
     if isinstance(t, torch.Tensor) and not isinstance(t, XlaTensor):
       if t.dim() == 0 and t.device.type == "cpu":
         continue  # cpu scalars are allowed, as in eager
+      where = f"{op_name}: " if op_name else ""
       raise RuntimeError(
-          f"{op_name}: expected all tensors to be on the same device, but "
-          f"found at least two devices, xla:0 and {t.device}! Move the "
-          f"tensor with .to('xla') first")
+          f"{where}Expected all tensors to be on the same device, but found "
+          f"at least two devices, xla:0 and {t.device}! Move the tensor with "
+          f".to('xla') first")
 
 
 def as_xt(x, code: int, device: int):
@@ -80,23 +81,36 @@ def broadcast_shapes(*shapes):
   first = shapes[0]
   if all(s == first for s in shapes):
     return list(first)
-  return list(torch.broadcast_shapes(*shapes))
+  return _XLAC._broadcast_shapes([list(s) for s in shapes])
 
 
 def shape_of(x):
   return list(x.shape) if isinstance(x, torch.Tensor) else []
 
 
+def operand(x):
+  """What the C++ fast paths take: a handle for an 'xla' tensor, a number
+  for a Python scalar or a cpu 0-dim tensor."""
+  if isinstance(x, XlaTensor):
+    return xt_of(x)
+  if isinstance(x, torch.Tensor):
+    if x.dim() != 0:
+      check_same_device("", x)
+    return x.item()  # cpu scalars mix with xla tensors, as in eager
+  return x
+
+
 def binary_operands(a, b, compute_dtype: torch.dtype):
   """Both operands as handles of `compute_dtype`, broadcast to one shape."""
-  device = device_of(a, b)
-  code = code_of(compute_dtype)
-  xa, xb = as_xt(a, code, device), as_xt(b, code, device)
-  da, db = xa.dims, xb.dims
-  if da != db:
-    shape = broadcast_shapes(da, db)
-    xa, xb = _ir.broadcast_to(xa, shape), _ir.broadcast_to(xb, shape)
-  return xa, xb
+  return _XLAC._broadcast_operands([operand(a), operand(b)],
+                                   code_of(compute_dtype))
+
+
+def elementwise(kind: int, operands, dtype: torch.dtype, direction=None):
+  """One elementwise op over tensors/numbers after promotion to `dtype` and
+  broadcasting; returns a handle."""
+  return _XLAC._elementwise(kind, [operand(x) for x in operands],
+                            code_of(dtype), direction)
 
 
 def reduce_dims(dim, rank):

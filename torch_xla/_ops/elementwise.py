@@ -12,8 +12,8 @@ import torch
 
 from torch_xla import _XLAC, _ir
 from torch_xla._ops._common import (binary_operands, check_same_device,
-                                    code_of, device_of, literal, result_type,
-                                    scalar)
+                                    code_of, device_of, elementwise, literal,
+                                    result_type, scalar)
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
 
@@ -40,13 +40,8 @@ def _inplace(result_fn):
   return rule
 
 
-def _binary(name, a, b, compute_dtype, result_code=None):
-  check_same_device(name, a, b)
-  xa, xb = binary_operands(a, b, compute_dtype)
-  out = _ir.binary(name, xa, xb)
-  if result_code is not None:
-    out = _ir.convert(out, result_code)
-  return wrap(out)
+def _binary(name, a, b, compute_dtype):
+  return wrap(elementwise(_ir.K[name], (a, b), compute_dtype))
 
 
 def _scaled(b, alpha):
@@ -200,12 +195,13 @@ def _logical_or_bitwise(name, a, b):
   return _binary(name, a, b, dtype)
 
 
+_COMPARE = _ir.K["compare"]
+
+
 def _comparison(direction):
 
   def rule(a, b):
-    check_same_device(f"comparison {direction}", a, b)
-    xa, xb = binary_operands(a, b, result_type(a, b))
-    return wrap(_ir.compare(xa, xb, direction))
+    return wrap(elementwise(_COMPARE, (a, b), result_type(a, b), direction))
 
   rule.__name__ = direction.lower()
   return rule

@@ -68,6 +68,14 @@ def dispatch(func, args, kwargs):
   return cpu_fallback(func, args, kwargs)
 
 
+def _install():
+  from torch_xla import _tensor
+  _tensor._dispatch = dispatch
+
+
+_install()
+
+
 def cpu_fallback(func, args, kwargs):
   """Runs `func` in eager CPU PyTorch and copies results back to 'xla'."""
   from torch_xla._tensor import XlaTensor, commit, wrap, xt_of

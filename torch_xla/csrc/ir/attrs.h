@@ -44,40 +44,32 @@ class Attrs {
   Attrs() = default;
 
   // Appends an attribute. Overloads pin down C++'s conversions: a literal 0
-  // is an int64, a string literal is a string (not a bool).
-  Attrs& Set(absl::string_view name, int value) {
-    return Append(name, AttrValue(std::in_place_type<int64_t>, value));
+  // is an int64, a string literal is a string (not a bool). On a temporary
+  // (`Attrs().Set(..).Set(..)`) Set returns an rvalue, so the chain moves
+  // into MakeNode instead of being copied.
+#define TORCH_XLA_ATTRS_SET(ParamType, ...)                       \
+  Attrs& Set(absl::string_view name, ParamType value) & {         \
+    return Append(name, AttrValue(__VA_ARGS__));                  \
+  }                                                               \
+  Attrs&& Set(absl::string_view name, ParamType value) && {       \
+    Append(name, AttrValue(__VA_ARGS__));                         \
+    return std::move(*this);                                      \
   }
-  Attrs& Set(absl::string_view name, int64_t value) {
-    return Append(name, AttrValue(std::in_place_type<int64_t>, value));
-  }
-  Attrs& Set(absl::string_view name, double value) {
-    return Append(name, AttrValue(std::in_place_type<double>, value));
-  }
-  Attrs& Set(absl::string_view name, bool value) {
-    return Append(name, AttrValue(std::in_place_type<bool>, value));
-  }
-  Attrs& Set(absl::string_view name, std::vector<int64_t> value) {
-    return Append(name, AttrValue(std::in_place_type<std::vector<int64_t>>,
-                                  std::move(value)));
-  }
-  Attrs& Set(absl::string_view name, DType value) {
-    return Append(name, AttrValue(std::in_place_type<DType>, value));
-  }
-  Attrs& Set(absl::string_view name, const char* value) {
-    return Append(name, AttrValue(std::in_place_type<std::string>, value));
-  }
-  Attrs& Set(absl::string_view name, absl::string_view value) {
-    return Append(name, AttrValue(std::in_place_type<std::string>,
-                                  value.data(), value.size()));
-  }
-  Attrs& Set(absl::string_view name, SubGraphPtr value) {
-    return Append(name,
-                  AttrValue(std::in_place_type<SubGraphPtr>, std::move(value)));
-  }
-  Attrs& Set(absl::string_view name, AttrValue value) {
-    return Append(name, std::move(value));
-  }
+  TORCH_XLA_ATTRS_SET(int, std::in_place_type<int64_t>, value)
+  TORCH_XLA_ATTRS_SET(int64_t, std::in_place_type<int64_t>, value)
+  TORCH_XLA_ATTRS_SET(double, std::in_place_type<double>, value)
+  TORCH_XLA_ATTRS_SET(bool, std::in_place_type<bool>, value)
+  TORCH_XLA_ATTRS_SET(std::vector<int64_t>,
+                      std::in_place_type<std::vector<int64_t>>,
+                      std::move(value))
+  TORCH_XLA_ATTRS_SET(DType, std::in_place_type<DType>, value)
+  TORCH_XLA_ATTRS_SET(const char*, std::in_place_type<std::string>, value)
+  TORCH_XLA_ATTRS_SET(absl::string_view, std::in_place_type<std::string>,
+                      value.data(), value.size())
+  TORCH_XLA_ATTRS_SET(SubGraphPtr, std::in_place_type<SubGraphPtr>,
+                      std::move(value))
+  TORCH_XLA_ATTRS_SET(AttrValue, std::move(value))
+#undef TORCH_XLA_ATTRS_SET
 
   // First attribute with this name, or nullptr.
   const AttrValue* Find(absl::string_view name) const;

@@ -69,7 +69,8 @@ NodePtr MakeDataNode(DataPtr data) {
     std::fprintf(stderr, "torch_xla: MakeDataNode(nullptr)\n");
     std::abort();
   }
-  std::vector<Shape> shapes{data->shape()};
+  std::vector<Shape> shapes;
+  shapes.push_back(data->shape());
   return NodeFactory::Create(OpKind::kDeviceData, {}, std::move(shapes),
                              Attrs(), std::move(data));
 }

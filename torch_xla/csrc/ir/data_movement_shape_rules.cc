@@ -38,7 +38,7 @@ absl::StatusOr<Shapes> BroadcastInDimShape(const ShapeRuleArgs& args) {
           out, " (result dims ", DimsToString(*dims), ")"));
     }
   }
-  return Shapes{Shape(x.dtype, *dims)};
+  return SingleShape(Shape(x.dtype, *dims));
 }
 
 absl::StatusOr<Shapes> ReshapeShape(const ShapeRuleArgs& args) {
@@ -53,7 +53,7 @@ absl::StatusOr<Shapes> ReshapeShape(const ShapeRuleArgs& args) {
         x.num_elements(), " elements, target dims ", DimsToString(*dims),
         " have ", result.num_elements()));
   }
-  return Shapes{std::move(result)};
+  return SingleShape(std::move(result));
 }
 
 absl::StatusOr<Shapes> TransposeShape(const ShapeRuleArgs& args) {
@@ -66,11 +66,11 @@ absl::StatusOr<Shapes> TransposeShape(const ShapeRuleArgs& args) {
                                    x.ToString(), " has rank ", x.rank()));
   }
   TXLA_RETURN_IF_ERROR(
-      CheckDimIndices(args, "permutation", *perm, x.rank(), x.ToString()));
+      CheckDimIndices(args, "permutation", *perm, x.rank(), "operand", &x));
   Shape result(x.dtype, {});
   result.dims.reserve(perm->size());
   for (int64_t d : *perm) result.dims.push_back(x.dims[d]);
-  return Shapes{std::move(result)};
+  return SingleShape(std::move(result));
 }
 
 absl::StatusOr<Shapes> ReverseShape(const ShapeRuleArgs& args) {
@@ -78,8 +78,8 @@ absl::StatusOr<Shapes> ReverseShape(const ShapeRuleArgs& args) {
   TXLA_ASSIGN_OR_RETURN(const Dims* dims, args.Get<Dims>("dims"));
   const Shape& x = args.shape(0);
   TXLA_RETURN_IF_ERROR(
-      CheckDimIndices(args, "dims", *dims, x.rank(), x.ToString()));
-  return Shapes{x};
+      CheckDimIndices(args, "dims", *dims, x.rank(), "operand", &x));
+  return SingleShape(x);
 }
 
 absl::StatusOr<Shapes> SliceShape(const ShapeRuleArgs& args) {
@@ -109,7 +109,7 @@ absl::StatusOr<Shapes> SliceShape(const ShapeRuleArgs& args) {
     }
     result.dims.push_back((l - s + stride - 1) / stride);
   }
-  return Shapes{std::move(result)};
+  return SingleShape(std::move(result));
 }
 
 // Checks operands [first, first + rank) are integer scalars of one type.
@@ -151,7 +151,7 @@ absl::StatusOr<Shapes> DynamicSliceShape(const ShapeRuleArgs& args) {
                                      x.dims[i], "] for ", x.ToString()));
     }
   }
-  return Shapes{Shape(x.dtype, *sizes)};
+  return SingleShape(Shape(x.dtype, *sizes));
 }
 
 // dynamic_update_slice(operand, update, start_0, ..., start_{r-1}).
@@ -169,7 +169,7 @@ absl::StatusOr<Shapes> DynamicUpdateSliceShape(const ShapeRuleArgs& args) {
         "update ", update.ToString(), " must have the element type and rank "
         "of operand ", x.ToString(), " and fit inside it"));
   }
-  return Shapes{x};
+  return SingleShape(x);
 }
 
 absl::StatusOr<Shapes> ConcatenateShape(const ShapeRuleArgs& args) {
@@ -197,7 +197,7 @@ absl::StatusOr<Shapes> ConcatenateShape(const ShapeRuleArgs& args) {
     }
     result.dims[*dim] += s.dims[*dim];
   }
-  return Shapes{std::move(result)};
+  return SingleShape(std::move(result));
 }
 
 // pad(operand, padding_value); low/high may be negative, interior >= 0.
@@ -235,7 +235,7 @@ absl::StatusOr<Shapes> PadShape(const ShapeRuleArgs& args) {
     }
     result.dims.push_back(size);
   }
-  return Shapes{std::move(result)};
+  return SingleShape(std::move(result));
 }
 
 }  // namespace

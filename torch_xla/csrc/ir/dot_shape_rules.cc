@@ -1,6 +1,7 @@
 // Shape rules: dot_general. Result dims: batch dims, then lhs free dims, then
 // rhs free dims; element type: the optional preferred "dtype", else lhs's.
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "torch_xla/csrc/ir/shape_inference.h"
 #include "torch_xla/csrc/ir/status_macros.h"
@@ -62,15 +63,17 @@ absl::StatusOr<Shapes> DotGeneralShape(const ShapeRuleArgs& args) {
     return args.Error(absl::StrCat("precision '", *precision,
                                    "' is not one of DEFAULT, HIGH, HIGHEST"));
   }
-  Dims lhs_all = lhs_batch, rhs_all = rhs_batch;
+  // No heap allocation for the usual handful of dims.
+  absl::InlinedVector<int64_t, 8> lhs_all(lhs_batch.begin(), lhs_batch.end());
+  absl::InlinedVector<int64_t, 8> rhs_all(rhs_batch.begin(), rhs_batch.end());
   lhs_all.insert(lhs_all.end(), lhs_contract.begin(), lhs_contract.end());
   rhs_all.insert(rhs_all.end(), rhs_contract.begin(), rhs_contract.end());
   TXLA_RETURN_IF_ERROR(CheckDimIndices(args, "lhs batch+contracting dims",
                                        lhs_all, lhs.rank(),
-                                       "lhs " + lhs.ToString()));
+                                       "lhs", &lhs));
   TXLA_RETURN_IF_ERROR(CheckDimIndices(args, "rhs batch+contracting dims",
                                        rhs_all, rhs.rank(),
-                                       "rhs " + rhs.ToString()));
+                                       "rhs", &rhs));
   TXLA_RETURN_IF_ERROR(CheckPairedSizes(args, "batch", lhs_batch, rhs_batch));
   TXLA_RETURN_IF_ERROR(
       CheckPairedSizes(args, "contracting", lhs_contract, rhs_contract));
@@ -86,8 +89,11 @@ absl::StatusOr<Shapes> DotGeneralShape(const ShapeRuleArgs& args) {
     dtype = *preferred;
   }
   Shape result(dtype, {});
+  result.dims.reserve(lhs.dims.size() + rhs.dims.size() - lhs_all.size() -
+                      rhs_batch.size() - rhs_contract.size() +
+                      lhs_batch.size());
   for (int64_t d : lhs_batch) result.dims.push_back(lhs.dims[d]);
-  auto append_free = [&](const Shape& s, const Dims& used) {
+  auto append_free = [&](const Shape& s, absl::Span<const int64_t> used) {
     for (int64_t d = 0; d < s.rank(); ++d) {
       bool is_used = false;
       for (int64_t u : used) is_used |= u == d;
@@ -96,7 +102,7 @@ absl::StatusOr<Shapes> DotGeneralShape(const ShapeRuleArgs& args) {
   };
   append_free(lhs, lhs_all);
   append_free(rhs, rhs_all);
-  return Shapes{std::move(result)};
+  return SingleShape(std::move(result));
 }
 
 }  // namespace

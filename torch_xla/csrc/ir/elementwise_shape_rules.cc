@@ -34,7 +34,7 @@ absl::StatusOr<Shapes> ElementwiseShape(const ShapeRuleArgs& args) {
   }
   Shape result = args.shape(0);
   if (row.pred_result) result.dtype = DType::kBool;
-  return Shapes{std::move(result)};
+  return SingleShape(std::move(result));
 }
 
 absl::StatusOr<Shapes> CompareShape(const ShapeRuleArgs& args) {
@@ -56,7 +56,7 @@ absl::StatusOr<Shapes> CompareShape(const ShapeRuleArgs& args) {
     return args.Error(absl::StrCat("total_order needs floating point operands, got ",
                                    args.shape(0).ToString()));
   }
-  return Shapes{Shape(DType::kBool, args.shape(0).dims)};
+  return SingleShape(Shape(DType::kBool, args.shape(0).dims));
 }
 
 absl::StatusOr<Shapes> SelectShape(const ShapeRuleArgs& args) {
@@ -78,7 +78,7 @@ absl::StatusOr<Shapes> SelectShape(const ShapeRuleArgs& args) {
                                    " must be pred[] or have the dims of ",
                                    on_true.ToString()));
   }
-  return Shapes{on_true};
+  return SingleShape(on_true);
 }
 
 // clamp(min, operand, max).
@@ -95,13 +95,13 @@ absl::StatusOr<Shapes> ClampShape(const ShapeRuleArgs& args) {
           " (the operand's shape)"));
     }
   }
-  return Shapes{operand};
+  return SingleShape(operand);
 }
 
 absl::StatusOr<Shapes> ConvertShape(const ShapeRuleArgs& args) {
   TXLA_RETURN_IF_ERROR(args.ExpectNumOperands(1));
   TXLA_ASSIGN_OR_RETURN(const DType* dtype, args.Get<DType>("dtype"));
-  return Shapes{Shape(*dtype, args.shape(0).dims)};
+  return SingleShape(Shape(*dtype, args.shape(0).dims));
 }
 
 absl::StatusOr<Shapes> BitcastConvertShape(const ShapeRuleArgs& args) {
@@ -114,7 +114,7 @@ absl::StatusOr<Shapes> BitcastConvertShape(const ShapeRuleArgs& args) {
         "cannot reinterpret ", x.ToString(), " as ", DTypeName(*dtype),
         ": element types must have the same bit width (and not be pred)"));
   }
-  return Shapes{Shape(*dtype, x.dims)};
+  return SingleShape(Shape(*dtype, x.dims));
 }
 
 }  // namespace

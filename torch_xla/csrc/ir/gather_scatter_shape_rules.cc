@@ -76,16 +76,16 @@ absl::Status CheckIndexing(const ShapeRuleArgs& args, const Shape& operand,
   }
   TXLA_RETURN_IF_ERROR(CheckDimIndices(args, map_name, *d.index_map,
                                        operand.rank(),
-                                       "operand " + operand.ToString()));
+                                       "operand", &operand));
   TXLA_RETURN_IF_ERROR(CheckDimIndices(args, "operand_batch", *d.operand_batch,
                                        operand.rank(),
-                                       "operand " + operand.ToString()));
+                                       "operand", &operand));
   TXLA_RETURN_IF_ERROR(CheckSorted(args, "operand_batch", *d.operand_batch));
   TXLA_RETURN_IF_ERROR(CheckDisjoint(args, map_name, *d.index_map,
                                      "operand_batch", *d.operand_batch));
   TXLA_RETURN_IF_ERROR(CheckDimIndices(args, "indices_batch", *d.indices_batch,
                                        indices.rank(),
-                                       "indices " + indices.ToString()));
+                                       "indices", &indices));
   if (Contains(*d.indices_batch, d.index_vec_dim)) {
     return args.Error(absl::StrCat("indices_batch ",
                                    DimsToString(*d.indices_batch),
@@ -150,7 +150,7 @@ absl::StatusOr<Shapes> GatherShape(const ShapeRuleArgs& args) {
   }
   TXLA_RETURN_IF_ERROR(CheckDimIndices(args, "collapsed_dims", *collapsed,
                                        operand.rank(),
-                                       "operand " + operand.ToString()));
+                                       "operand", &operand));
   TXLA_RETURN_IF_ERROR(CheckSorted(args, "collapsed_dims", *collapsed));
   TXLA_RETURN_IF_ERROR(CheckDisjoint(args, "collapsed_dims", *collapsed,
                                      "operand_batch", operand_batch));
@@ -193,7 +193,7 @@ absl::StatusOr<Shapes> GatherShape(const ShapeRuleArgs& args) {
                               ? offset_sizes[next_offset++]
                               : batch_sizes[next_batch++]);
   }
-  return Shapes{std::move(result)};
+  return SingleShape(std::move(result));
 }
 
 // scatter(operand, indices, updates).
@@ -235,11 +235,11 @@ absl::StatusOr<Shapes> ScatterShape(const ShapeRuleArgs& args) {
       {index_map, *index_vec_dim, &operand_batch, &indices_batch}));
   TXLA_RETURN_IF_ERROR(CheckDimIndices(args, "window_dims", *window_dims,
                                        updates.rank(),
-                                       "updates " + updates.ToString()));
+                                       "updates", &updates));
   TXLA_RETURN_IF_ERROR(CheckSorted(args, "window_dims", *window_dims));
   TXLA_RETURN_IF_ERROR(CheckDimIndices(args, "inserted_dims", *inserted,
                                        operand.rank(),
-                                       "operand " + operand.ToString()));
+                                       "operand", &operand));
   TXLA_RETURN_IF_ERROR(CheckSorted(args, "inserted_dims", *inserted));
   TXLA_RETURN_IF_ERROR(CheckDisjoint(args, "inserted_dims", *inserted,
                                      "operand_batch", operand_batch));
@@ -282,7 +282,7 @@ absl::StatusOr<Shapes> ScatterShape(const ShapeRuleArgs& args) {
     }
     ++w;
   }
-  return Shapes{operand};
+  return SingleShape(operand);
 }
 
 }  // namespace

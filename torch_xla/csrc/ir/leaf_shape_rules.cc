@@ -68,7 +68,7 @@ absl::StatusOr<Shapes> ConstantShape(const ShapeRuleArgs& args) {
                                    "or bool, got ",
                                    AttrTypeName(*value)));
   }
-  return Shapes{std::move(shape)};
+  return SingleShape(std::move(shape));
 }
 
 absl::StatusOr<Shapes> IotaShape(const ShapeRuleArgs& args) {
@@ -82,7 +82,7 @@ absl::StatusOr<Shapes> IotaShape(const ShapeRuleArgs& args) {
     return args.Error(absl::StrCat("dimension ", *dimension,
                                    " is out of range for ", shape.ToString()));
   }
-  return Shapes{std::move(shape)};
+  return SingleShape(std::move(shape));
 }
 
 absl::StatusOr<Shapes> ParameterShape(const ShapeRuleArgs& args) {
@@ -91,7 +91,7 @@ absl::StatusOr<Shapes> ParameterShape(const ShapeRuleArgs& args) {
   if (*index < 0) {
     return args.Error(absl::StrCat("index ", *index, " must be >= 0"));
   }
-  return Shapes{std::move(shape)};
+  return SingleShape(std::move(shape));
 }
 
 absl::StatusOr<Shapes> DeviceDataShape(const ShapeRuleArgs& args) {

@@ -37,7 +37,11 @@ absl::StatusOr<Shapes> RngBitGeneratorShape(const ShapeRuleArgs& args) {
                                    " must be u32 or u64 (convert the bits "
                                    "afterwards)"));
   }
-  return Shapes{state, Shape(*dtype, *dims)};
+  Shapes shapes;
+  shapes.reserve(2);
+  shapes.push_back(state);
+  shapes.emplace_back(*dtype, *dims);
+  return shapes;
 }
 
 }  // namespace

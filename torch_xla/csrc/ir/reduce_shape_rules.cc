@@ -17,7 +17,7 @@ absl::StatusOr<Shapes> ReduceShape(const ShapeRuleArgs& args) {
   TXLA_ASSIGN_OR_RETURN(const std::string* kind, args.Get<std::string>("kind"));
   const Shape& x = args.shape(0);
   TXLA_RETURN_IF_ERROR(
-      CheckDimIndices(args, "dims", *dims, x.rank(), x.ToString()));
+      CheckDimIndices(args, "dims", *dims, x.rank(), "operand", &x));
   const bool is_pred = x.dtype == DType::kBool;
   bool ok;
   if (*kind == "sum" || *kind == "prod") {
@@ -40,7 +40,7 @@ absl::StatusOr<Shapes> ReduceShape(const ShapeRuleArgs& args) {
     for (int64_t r : *dims) reduced |= r == d;
     if (!reduced) result.dims.push_back(x.dims[d]);
   }
-  return Shapes{std::move(result)};
+  return SingleShape(std::move(result));
 }
 
 }  // namespace

@@ -74,14 +74,17 @@ std::string DimsToString(absl::Span<const int64_t> dims) {
 
 absl::Status CheckDimIndices(const ShapeRuleArgs& args, absl::string_view what,
                              absl::Span<const int64_t> dims, int64_t rank,
-                             absl::string_view operand_desc) {
+                             absl::string_view owner,
+                             const Shape* owner_shape) {
   uint64_t seen_small = 0;
   for (size_t i = 0; i < dims.size(); ++i) {
     int64_t d = dims[i];
     if (d < 0 || d >= rank) {
-      return args.Error(absl::StrCat(what, " ", DimsToString(dims),
-                                     ": dimension ", d, " is out of range for ",
-                                     operand_desc, " of rank ", rank));
+      return args.Error(absl::StrCat(
+          what, " ", DimsToString(dims), ": dimension ", d,
+          " is out of range for ", owner,
+          owner_shape ? absl::StrCat(" ", owner_shape->ToString()) : "",
+          " of rank ", rank));
     }
     bool repeated = false;
     if (d < 64) {

@@ -142,12 +142,22 @@ absl::Status RegisterRandomShapeRules(ShapeRuleTable* table);
 
 // Helpers shared by the rule files.
 
+// A one-element result list. (`Shapes{shape}` would copy the shape out of
+// an initializer_list: one more allocation per node.)
+inline std::vector<Shape> SingleShape(Shape shape) {
+  std::vector<Shape> shapes;
+  shapes.push_back(std::move(shape));
+  return shapes;
+}
+
 // "[0,1]".
 std::string DimsToString(absl::Span<const int64_t> dims);
-// Each dim in [0, rank) and no repeats; `what` names the attribute.
+// Each dim in [0, rank) and no repeats; `what` names the attribute, `owner`
+// and `owner_shape` (optional) what the dims index ("lhs", f32[2,3]).
 absl::Status CheckDimIndices(const ShapeRuleArgs& args, absl::string_view what,
                              absl::Span<const int64_t> dims, int64_t rank,
-                             absl::string_view operand_desc);
+                             absl::string_view owner,
+                             const Shape* owner_shape = nullptr);
 // Sizes >= 0.
 absl::Status CheckDimSizes(const ShapeRuleArgs& args, absl::string_view what,
                            absl::Span<const int64_t> dims);

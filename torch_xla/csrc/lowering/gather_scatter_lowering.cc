@@ -1,6 +1,6 @@
 // Lowerings: gather, scatter (update computation: replace or add).
-// Optional fields (batching dims) are omitted from the dimension numbers
-// when empty, as StableHLO's printer does.
+// Empty dimension lists are omitted from the dimension numbers, as
+// StableHLO's printer does.
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -14,14 +14,12 @@ namespace {
 
 using Dims = std::vector<int64_t>;
 
-// Appends "field = [..]" for a dims attribute; optional ones only if
-// non-empty.
+// Appends "field = [..]" for a non-empty dims attribute (empty lists are
+// the default and StableHLO's printer omits them).
 void AddList(const Node& node, absl::string_view attr, absl::string_view field,
-             bool optional, std::vector<std::string>* fields) {
-  static const Dims kEmpty;
+             std::vector<std::string>* fields) {
   const Dims* dims = node.attrs().FindAs<Dims>(attr);
-  if (dims == nullptr) dims = &kEmpty;
-  if (optional && dims->empty()) return;
+  if (dims == nullptr || dims->empty()) return;
   fields->push_back(absl::StrCat(field, " = ", I64List(*dims)));
 }
 
@@ -32,11 +30,11 @@ bool BoolAttr(const Node& node, absl::string_view name) {
 
 absl::Status LowerGather(const Node& node, MlirEmitter& e) {
   std::vector<std::string> f;
-  AddList(node, "offset_dims", "offset_dims", false, &f);
-  AddList(node, "collapsed_dims", "collapsed_slice_dims", false, &f);
-  AddList(node, "operand_batch", "operand_batching_dims", true, &f);
-  AddList(node, "indices_batch", "start_indices_batching_dims", true, &f);
-  AddList(node, "start_index_map", "start_index_map", false, &f);
+  AddList(node, "offset_dims", "offset_dims", &f);
+  AddList(node, "collapsed_dims", "collapsed_slice_dims", &f);
+  AddList(node, "operand_batch", "operand_batching_dims", &f);
+  AddList(node, "indices_batch", "start_indices_batching_dims", &f);
+  AddList(node, "start_index_map", "start_index_map", &f);
   f.push_back(absl::StrCat("index_vector_dim = ",
                            *node.attrs().FindAs<int64_t>("index_vec_dim")));
   e.EmitNodeOp(
@@ -51,11 +49,11 @@ absl::Status LowerGather(const Node& node, MlirEmitter& e) {
 
 absl::Status LowerScatter(const Node& node, MlirEmitter& e) {
   std::vector<std::string> f;
-  AddList(node, "window_dims", "update_window_dims", false, &f);
-  AddList(node, "inserted_dims", "inserted_window_dims", false, &f);
-  AddList(node, "operand_batch", "input_batching_dims", true, &f);
-  AddList(node, "indices_batch", "scatter_indices_batching_dims", true, &f);
-  AddList(node, "scatter_dim_map", "scatter_dims_to_operand_dims", false, &f);
+  AddList(node, "window_dims", "update_window_dims", &f);
+  AddList(node, "inserted_dims", "inserted_window_dims", &f);
+  AddList(node, "operand_batch", "input_batching_dims", &f);
+  AddList(node, "indices_batch", "scatter_indices_batching_dims", &f);
+  AddList(node, "scatter_dim_map", "scatter_dims_to_operand_dims", &f);
   f.push_back(absl::StrCat("index_vector_dim = ",
                            *node.attrs().FindAs<int64_t>("index_vec_dim")));
   const bool add = *node.attrs().FindAs<std::string>("kind") == "add";

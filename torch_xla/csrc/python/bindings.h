@@ -13,6 +13,8 @@ namespace torch_xla::python {
 void InitRuntimeBindings(pybind11::module_& m);
 void InitMetricsBindings(pybind11::module_& m);
 void InitTensorBindings(pybind11::module_& m);
+void InitElementwiseBindings(pybind11::module_& m);
+void InitLoweringBindings(pybind11::module_& m);
 
 // A tensor argument: the C++ handle, or an object holding it in `_xt`.
 XlaTensorPtr ToXlaTensor(pybind11::handle object);

@@ -8,4 +8,6 @@ PYBIND11_MODULE(_XLAC, m) {
   torch_xla::python::InitRuntimeBindings(m);
   torch_xla::python::InitMetricsBindings(m);
   torch_xla::python::InitTensorBindings(m);
+  torch_xla::python::InitElementwiseBindings(m);
+  torch_xla::python::InitLoweringBindings(m);
 }

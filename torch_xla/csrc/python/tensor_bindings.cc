@@ -250,9 +250,11 @@ void InitTensorBindings(py::module_& m) {
   m.def("_get_xla_tensors_hlo", [](const py::iterable& tensors) {
     return ValueOrThrow(TensorsToHloText(ToXlaTensors(tensors)));
   });
-  m.def("_graph_hash", [](const py::iterable& tensors) {
+  auto graph_hash = [](const py::iterable& tensors) {
     return ValueOrThrow(TensorsGraphHash(ToXlaTensors(tensors)));
-  });
+  };
+  m.def("_graph_hash", graph_hash);
+  m.def("_get_graph_hash", graph_hash);  // upstream's name
   m.def("_live_tensor_count", &LiveTensorCount);
   m.def("_compile_cache_size", &CompileCacheSize);
   m.def("_clear_compile_cache", &ClearCompileCache);

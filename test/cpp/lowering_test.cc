@@ -1,0 +1,557 @@
+// Tests of the lowering to StableHLO text: golden files per op family,
+// parameters, aliasing/donation attributes, rule tables, long chains.
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "test/cpp/golden_util.h"
+#include "test/cpp/ir_test_util.h"
+#include "torch_xla/csrc/ir/builder.h"
+#include "torch_xla/csrc/ir/elementwise_ops.h"
+#include "torch_xla/csrc/ir/subgraph.h"
+#include "torch_xla/csrc/lowering/emitter.h"
+#include "torch_xla/csrc/lowering/lower_rules.h"
+#include "torch_xla/csrc/lowering/lowering_context.h"
+#include "torch_xla/csrc/lowering/mlir_text.h"
+
+namespace torch_xla {
+namespace {
+
+using testing::ExpectMatchesGolden;
+using testing::Leaf;
+using testing::Make;
+using testing::NewData;
+using testing::Ok;
+
+using Dims = std::vector<int64_t>;
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::string Lower(const std::string& name, std::vector<Value> results) {
+  LoweringContext ctx(name);
+  absl::Status status = ctx.Build(results);
+  EXPECT_TRUE(status.ok()) << status;
+  return Ok(ctx.HloText());
+}
+
+TEST(GoldenTest, ElementwiseFloat) {
+  NodePtr x = Leaf(DType::kF32, {2, 3});
+  NodePtr y = Leaf(DType::kF32, {2, 3});
+  std::vector<Value> results;
+  for (const ElementwiseOp& row : ElementwiseOps()) {
+    if (row.operands == DTypeClass::kInteger ||
+        row.operands == DTypeClass::kIntegerOrBool) {
+      continue;
+    }
+    results.push_back(row.arity == 1 ? Ok(MakeUnary(row.kind, x))
+                                     : Ok(MakeBinary(row.kind, x, y)));
+  }
+  ExpectMatchesGolden(Lower("elementwise_float", results),
+                      "elementwise_float.mlir");
+}
+
+TEST(GoldenTest, ElementwiseIntegerAndPred) {
+  NodePtr a = Leaf(DType::kI32, {4});
+  NodePtr b = Leaf(DType::kI32, {4});
+  NodePtr u = Leaf(DType::kU8, {4});
+  NodePtr p = Leaf(DType::kBool, {4});
+  NodePtr q = Leaf(DType::kBool, {4});
+  std::vector<Value> results = {
+      Ok(MakeBinary(OpKind::kAdd, a, b)),
+      Ok(MakeBinary(OpKind::kDivide, a, b)),
+      Ok(MakeBinary(OpKind::kRemainder, a, b)),
+      Ok(MakeBinary(OpKind::kShiftLeft, a, b)),
+      Ok(MakeBinary(OpKind::kShiftRightArithmetic, a, b)),
+      Ok(MakeBinary(OpKind::kShiftRightLogical, a, b)),
+      Ok(MakeBinary(OpKind::kAnd, a, b)),
+      Ok(MakeUnary(OpKind::kNot, a)),
+      Ok(MakeUnary(OpKind::kAbs, a)),
+      Ok(MakeUnary(OpKind::kSign, a)),
+      Ok(MakeBinary(OpKind::kMaximum, u, u)),
+      Ok(MakeBinary(OpKind::kXor, p, q)),
+      Ok(MakeBinary(OpKind::kOr, p, q)),
+      Ok(MakeUnary(OpKind::kNot, p)),
+  };
+  ExpectMatchesGolden(Lower("elementwise_int", results),
+                      "elementwise_int.mlir");
+}
+
+TEST(GoldenTest, CompareSelectClampConvert) {
+  NodePtr x = Leaf(DType::kF32, {2, 3});
+  NodePtr y = Leaf(DType::kF32, {2, 3});
+  NodePtr i = Leaf(DType::kI64, {2, 3});
+  NodePtr u = Leaf(DType::kU32, {2, 3});
+  NodePtr lo = Leaf(DType::kF32, {});
+  NodePtr hi = Leaf(DType::kF32, {});
+  NodePtr lt = Ok(MakeCompare(x, y, "LT"));
+  std::vector<Value> results = {
+      lt,
+      Ok(MakeCompare(i, i, "GE")),
+      Ok(MakeCompare(u, u, "NE")),
+      Ok(MakeCompare(lt, lt, "EQ")),
+      Make(OpKind::kCompare, {x, y},
+           Attrs().Set("direction", "LE").Set("total_order", true)),
+      Make(OpKind::kSelect, {lt, x, y}),
+      Make(OpKind::kClamp, {lo, x, hi}),
+      Make(OpKind::kConvert, {x}, Attrs().Set("dtype", DType::kI32)),
+      Make(OpKind::kConvert, {lt}, Attrs().Set("dtype", DType::kBF16)),
+      Make(OpKind::kBitcastConvert, {x}, Attrs().Set("dtype", DType::kU32)),
+  };
+  ExpectMatchesGolden(Lower("compare_select", results),
+                      "compare_select.mlir");
+}
+
+TEST(GoldenTest, ConstantsAndIota) {
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<Value> results = {
+      Ok(MakeConstant(1.0, Shape(DType::kF32, {2, 3}))),
+      Ok(MakeConstant(0.1, Shape(DType::kF32, {}))),
+      Ok(MakeConstant(0.1, Shape(DType::kF64, {}))),
+      Ok(MakeConstant(0.1, Shape(DType::kBF16, {2}))),
+      Ok(MakeConstant(-inf, Shape(DType::kF16, {}))),
+      Ok(MakeConstant(std::nan(""), Shape(DType::kF32, {}))),
+      Ok(MakeConstant(-0.0, Shape(DType::kF32, {}))),
+      Ok(MakeIntConstant(3, Shape(DType::kF32, {}))),
+      Ok(MakeIntConstant(-7, Shape(DType::kI32, {3}))),
+      Ok(MakeIntConstant(255, Shape(DType::kU8, {}))),
+      Ok(MakeIntConstant(-1, Shape(DType::kU64, {}))),
+      Ok(MakeIntConstant(std::numeric_limits<int64_t>::min(),
+                         Shape(DType::kI64, {}))),
+      Ok(MakeBoolConstant(true, Shape(DType::kBool, {2}))),
+      Make(OpKind::kIota, {},
+           Attrs().Set("dtype", DType::kI32).Set("dims", Dims{4, 5}).Set(
+               "dimension", 1)),
+  };
+  ExpectMatchesGolden(Lower("constants", results), "constants.mlir");
+}
+
+TEST(GoldenTest, DataMovement) {
+  NodePtr x = Leaf(DType::kF32, {2, 3});
+  NodePtr s = Leaf(DType::kF32, {});
+  NodePtr idx = Leaf(DType::kI32, {});
+  NodePtr upd = Leaf(DType::kF32, {1, 2});
+  std::vector<Value> results = {
+      Make(OpKind::kBroadcastInDim, {x},
+           Attrs().Set("dims", Dims{4, 2, 3}).Set("broadcast_dims", Dims{1, 2})),
+      Make(OpKind::kBroadcastInDim, {s},
+           Attrs().Set("dims", Dims{2}).Set("broadcast_dims", Dims{})),
+      Make(OpKind::kReshape, {x}, Attrs().Set("dims", Dims{3, 2})),
+      Make(OpKind::kTranspose, {x}, Attrs().Set("permutation", Dims{1, 0})),
+      Make(OpKind::kReverse, {x}, Attrs().Set("dims", Dims{0})),
+      Make(OpKind::kSlice, {x},
+           Attrs().Set("start", Dims{0, 1}).Set("limit", Dims{2, 3})),
+      Make(OpKind::kSlice, {x},
+           Attrs()
+               .Set("start", Dims{0, 0})
+               .Set("limit", Dims{2, 3})
+               .Set("strides", Dims{1, 2})),
+      Make(OpKind::kDynamicSlice, {x, idx, idx},
+           Attrs().Set("sizes", Dims{1, 2})),
+      Make(OpKind::kDynamicUpdateSlice, {x, upd, idx, idx}),
+      Make(OpKind::kConcatenate, {x, x, x}, Attrs().Set("dimension", 1)),
+      Make(OpKind::kPad, {x, s},
+           Attrs()
+               .Set("low", Dims{1, 0})
+               .Set("high", Dims{0, -1})
+               .Set("interior", Dims{0, 1})),
+  };
+  ExpectMatchesGolden(Lower("data_movement", results), "data_movement.mlir");
+}
+
+TEST(GoldenTest, Reduce) {
+  NodePtr x = Leaf(DType::kF32, {2, 3});
+  NodePtr i = Leaf(DType::kI32, {2, 3});
+  NodePtr p = Leaf(DType::kBool, {4});
+  NodePtr h = Leaf(DType::kBF16, {8});
+  auto reduce = [](NodePtr in, Dims dims, const char* kind) {
+    return Make(OpKind::kReduce, {in}, Attrs().Set("dims", dims).Set("kind", kind));
+  };
+  std::vector<Value> results = {
+      reduce(x, {1}, "sum"),  reduce(x, {0, 1}, "max"), reduce(x, {0}, "min"),
+      reduce(x, {1}, "prod"), reduce(i, {1}, "max"),    reduce(i, {0}, "and"),
+      reduce(p, {0}, "or"),   reduce(p, {0}, "and"),    reduce(h, {0}, "max"),
+  };
+  ExpectMatchesGolden(Lower("reduce", results), "reduce.mlir");
+}
+
+TEST(GoldenTest, DotGeneral) {
+  NodePtr a = Leaf(DType::kF32, {2, 3});
+  NodePtr b = Leaf(DType::kF32, {3, 4});
+  NodePtr ba = Leaf(DType::kBF16, {8, 2, 3});
+  NodePtr bb = Leaf(DType::kBF16, {8, 3, 5});
+  std::vector<Value> results = {
+      Make(OpKind::kDotGeneral, {a, b},
+           Attrs().Set("lhs_contract", Dims{1}).Set("rhs_contract", Dims{0})),
+      Make(OpKind::kDotGeneral, {ba, bb},
+           Attrs()
+               .Set("lhs_batch", Dims{0})
+               .Set("rhs_batch", Dims{0})
+               .Set("lhs_contract", Dims{2})
+               .Set("rhs_contract", Dims{1})
+               .Set("dtype", DType::kF32)),
+      Make(OpKind::kDotGeneral, {a, b},
+           Attrs()
+               .Set("lhs_contract", Dims{1})
+               .Set("rhs_contract", Dims{0})
+               .Set("precision", "HIGHEST")),
+  };
+  ExpectMatchesGolden(Lower("dot", results), "dot.mlir");
+}
+
+TEST(GoldenTest, GatherScatter) {
+  NodePtr table = Leaf(DType::kF32, {10, 4});
+  NodePtr ids = Leaf(DType::kI64, {3, 1});
+  NodePtr rows = Leaf(DType::kF32, {3, 4});
+  Attrs scatter = Attrs()
+                      .Set("window_dims", Dims{1})
+                      .Set("inserted_dims", Dims{0})
+                      .Set("scatter_dim_map", Dims{0})
+                      .Set("index_vec_dim", 1);
+  NodePtr op = Leaf(DType::kF32, {2, 5});
+  NodePtr idx = Leaf(DType::kI32, {2, 3, 1});
+  std::vector<Value> results = {
+      Make(OpKind::kGather, {table, ids},
+           Attrs()
+               .Set("offset_dims", Dims{1})
+               .Set("collapsed_dims", Dims{0})
+               .Set("start_index_map", Dims{0})
+               .Set("index_vec_dim", 1)
+               .Set("slice_sizes", Dims{1, 4})
+               .Set("sorted", true)),
+      Make(OpKind::kScatter, {table, ids, rows}, Attrs(scatter).Set("kind", "add")),
+      Make(OpKind::kScatter, {table, ids, rows},
+           Attrs(scatter).Set("kind", "replace").Set("unique", true)),
+      Make(OpKind::kGather, {op, idx},
+           Attrs()
+               .Set("offset_dims", Dims{})
+               .Set("collapsed_dims", Dims{1})
+               .Set("operand_batch", Dims{0})
+               .Set("indices_batch", Dims{0})
+               .Set("start_index_map", Dims{1})
+               .Set("index_vec_dim", 2)
+               .Set("slice_sizes", Dims{1, 1})),
+  };
+  ExpectMatchesGolden(Lower("gather_scatter", results), "gather_scatter.mlir");
+}
+
+TEST(GoldenTest, RngBitGenerator) {
+  NodePtr state = Leaf(DType::kU64, {2});
+  NodePtr rng = Make(OpKind::kRngBitGenerator, {state},
+                     Attrs().Set("dtype", DType::kU32).Set("dims", Dims{2, 3}));
+  NodePtr rng64 = Make(OpKind::kRngBitGenerator, {Value(rng, 0)},
+                       Attrs()
+                           .Set("dtype", DType::kU64)
+                           .Set("dims", Dims{4})
+                           .Set("algorithm", "THREE_FRY"));
+  ExpectMatchesGolden(Lower("rng", {Value(rng64, 0), Value(rng, 1), Value(rng64, 1)}),
+                      "rng.mlir");
+}
+
+TEST(GoldenTest, WhileAndOptimizationBarrier) {
+  // while (i < 10) { x = x * 2 + w; i = i + 1 }, with w carried too.
+  Shape xs(DType::kF32, {2}), is(DType::kI64, {});
+  NodePtr cx = Ok(MakeParameter(0, xs)), cw = Ok(MakeParameter(1, xs)),
+          ci = Ok(MakeParameter(2, is));
+  SubGraphPtr cond = Ok(SubGraph::Create(
+      {cx, cw, ci}, {Ok(MakeCompare(ci, Ok(MakeIntConstant(10, is)), "LT"))}));
+  NodePtr bx = Ok(MakeParameter(0, xs)), bw = Ok(MakeParameter(1, xs)),
+          bi = Ok(MakeParameter(2, is));
+  NodePtr next_x = Ok(MakeBinary(
+      OpKind::kAdd, Ok(MakeBinary(OpKind::kMultiply, bx, Ok(MakeConstant(2.0, xs)))),
+      bw));
+  SubGraphPtr body = Ok(SubGraph::Create(
+      {bx, bw, bi},
+      {next_x, bw, Ok(MakeBinary(OpKind::kAdd, bi, Ok(MakeIntConstant(1, is))))}));
+  NodePtr x = Leaf(DType::kF32, {2});
+  NodePtr w = Leaf(DType::kF32, {2});
+  NodePtr zero = Ok(MakeIntConstant(0, is));
+  NodePtr loop = Make(OpKind::kWhile, {x, w, zero},
+                      Attrs().Set("cond", cond).Set("body", body));
+  NodePtr barrier =
+      Make(OpKind::kOptimizationBarrier, {Value(loop, 0), Value(loop, 2)});
+  ExpectMatchesGolden(
+      Lower("while_loop", {Value(barrier, 0), Value(barrier, 1)}), "while.mlir");
+}
+
+// A loop over (f32[2] x, s64[] i): while (i < limit) { x = x * factor;
+// i += 1 }, optionally running `inner` on x inside the body.
+struct LoopGraphs {
+  SubGraphPtr cond, body;
+};
+
+LoopGraphs CountingLoop(int64_t limit, double factor,
+                        const LoopGraphs* inner = nullptr) {
+  Shape xs(DType::kF32, {2}), is(DType::kI64, {});
+  NodePtr cx = Ok(MakeParameter(0, xs)), ci = Ok(MakeParameter(1, is));
+  SubGraphPtr cond = Ok(SubGraph::Create(
+      {cx, ci}, {Ok(MakeCompare(ci, Ok(MakeIntConstant(limit, is)), "LT"))}));
+  NodePtr bx = Ok(MakeParameter(0, xs)), bi = Ok(MakeParameter(1, is));
+  Value x = Ok(MakeBinary(OpKind::kMultiply, bx, Ok(MakeConstant(factor, xs))));
+  if (inner != nullptr) {
+    NodePtr w = Make(OpKind::kWhile, {x, Ok(MakeIntConstant(0, is))},
+                     Attrs().Set("cond", inner->cond).Set("body", inner->body));
+    x = Value(w, 0);
+  }
+  SubGraphPtr body = Ok(SubGraph::Create(
+      {bx, bi},
+      {x, Ok(MakeBinary(OpKind::kAdd, bi, Ok(MakeIntConstant(1, is))))}));
+  return {cond, body};
+}
+
+TEST(GoldenTest, EdgeCases) {
+  NodePtr v2 = Leaf(DType::kF32, {2});
+  NodePtr v3 = Leaf(DType::kF32, {3});
+  NodePtr m = Leaf(DType::kF32, {2, 3});
+  NodePtr empty = Leaf(DType::kF32, {0, 3});
+  NodePtr h = Leaf(DType::kF16, {2});
+  NodePtr u = Leaf(DType::kU64, {2});
+  NodePtr s16 = Leaf(DType::kI16, {2});
+  NodePtr pred = Leaf(DType::kBool, {});
+  NodePtr state3 = Leaf(DType::kU64, {3});
+  NodePtr start = Leaf(DType::kI64, {});
+  LoopGraphs inner = CountingLoop(3, 0.5);
+  LoopGraphs outer = CountingLoop(4, 2.0, &inner);
+  NodePtr nested = Make(OpKind::kWhile, {v2, start},
+                        Attrs().Set("cond", outer.cond).Set("body", outer.body));
+  NodePtr philox = Make(OpKind::kRngBitGenerator, {state3},
+                        Attrs()
+                            .Set("dtype", DType::kU32)
+                            .Set("dims", Dims{2})
+                            .Set("algorithm", "PHILOX"));
+  std::vector<Value> results = {
+      // Outer product: no batch or contracting dims at all.
+      Make(OpKind::kDotGeneral, {v2, v3}),
+      // Reduce over no dims, and over a zero-sized dim.
+      Make(OpKind::kReduce, {m}, Attrs().Set("dims", Dims{}).Set("kind", "sum")),
+      Make(OpKind::kReduce, {empty}, Attrs().Set("dims", Dims{0}).Set("kind", "max")),
+      Make(OpKind::kSlice, {m}, Attrs().Set("start", Dims{1, 1}).Set("limit", Dims{1, 3})),
+      Make(OpKind::kConcatenate, {m}, Attrs().Set("dimension", 0)),
+      Make(OpKind::kSelect, {pred, m, m}),
+      Make(OpKind::kClamp, {m, m, m}),
+      Ok(MakeBinary(OpKind::kAdd, h, h)),
+      Make(OpKind::kConvert, {h}, Attrs().Set("dtype", DType::kF64)),
+      Ok(MakeCompare(u, u, "GT")),
+      Ok(MakeBinary(OpKind::kShiftRightLogical, u, u)),
+      Make(OpKind::kBitcastConvert, {s16}, Attrs().Set("dtype", DType::kBF16)),
+      Ok(MakeConstant(65504.0, Shape(DType::kF16, {2}))),
+      Ok(MakeConstant(1e-8, Shape(DType::kF16, {}))),
+      Value(philox, 1),
+      Value(nested, 0),
+  };
+  ExpectMatchesGolden(Lower("edge cases", results), "edge_cases.mlir");
+}
+
+TEST(GoldenTest, AliasDonorAndSharding) {
+  DataPtr wd = NewData(DType::kF32, {4});
+  DataPtr gd = NewData(DType::kF32, {4});
+  DataPtr lr = NewData(DType::kF32, {}, DataKind::kHost);
+  NodePtr w = MakeDataNode(wd), g = MakeDataNode(gd);
+  NodePtr step = Make(OpKind::kBroadcastInDim, {MakeDataNode(lr)},
+                      Attrs().Set("dims", Dims{4}).Set("broadcast_dims", Dims{}));
+  NodePtr new_w = Ok(MakeBinary(OpKind::kSubtract, w,
+                                Ok(MakeBinary(OpKind::kMultiply, g, step))));
+  NodePtr zero = Ok(MakeConstant(0.0, Shape(DType::kF32, {4})));
+  LoweringContext ctx("train step");
+  ASSERT_TRUE(ctx.Build({new_w, zero}).ok());
+  ASSERT_EQ(ctx.parameters().size(), 3u);
+  const uint64_t plain_hash = ctx.hash();
+  EXPECT_EQ(plain_hash, ctx.graph_hash());
+  ASSERT_TRUE(ctx.SetAlias(ctx.ParameterIndex(wd->id()), 0).ok());
+  ASSERT_TRUE(ctx.SetDonor(ctx.ParameterIndex(gd->id())).ok());
+  ASSERT_TRUE(ctx.SetParameterSharding(0, "{devices=[2]0,1}").ok());
+  ASSERT_TRUE(ctx.SetResultSharding(1, "{replicated}").ok());
+  EXPECT_NE(ctx.hash(), plain_hash);
+  std::string text = Ok(ctx.HloText());
+  EXPECT_PRED2(Contains, text, "tf.aliasing_output = 0 : i32");
+  EXPECT_PRED2(Contains, text, "{jax.buffer_donor = true}");
+  EXPECT_PRED2(Contains, text, "module @\"train step\" {");
+  ExpectMatchesGolden(text, "alias_donor.mlir");
+
+  // Misuse is reported.
+  EXPECT_EQ(ctx.SetAlias(2, 0).message(),
+            "LoweringContext::SetAlias: parameter 2 f32[] cannot alias result "
+            "0 f32[4]: shapes differ");
+  EXPECT_EQ(ctx.SetAlias(1, 0).message(),
+            "LoweringContext::SetAlias: result 0 already aliases parameter 0");
+  EXPECT_EQ(ctx.SetDonor(3).code(), absl::StatusCode::kOutOfRange);
+}
+
+TEST(ParameterTest, DeduplicatedByDataIdInFirstUseOrder) {
+  DataPtr ad = NewData(DType::kF32, {2});
+  DataPtr bd = NewData(DType::kF32, {2});  // same shape, different Data
+  DataPtr cd = NewData(DType::kF32, {2}, DataKind::kPlaceholder);
+  NodePtr a = MakeDataNode(ad);
+  NodePtr a_again = MakeDataNode(ad);  // a second leaf over the same Data
+  NodePtr b = MakeDataNode(bd);
+  NodePtr c = MakeDataNode(cd);
+  NodePtr out = Ok(MakeBinary(
+      OpKind::kAdd, Ok(MakeBinary(OpKind::kMultiply, b, a)),
+      Ok(MakeBinary(OpKind::kAdd, Ok(MakeBinary(OpKind::kAdd, a, a_again)), c))));
+  LoweringContext ctx("params");
+  ASSERT_TRUE(ctx.Build({out}).ok());
+  ASSERT_EQ(ctx.parameters().size(), 3u);
+  EXPECT_EQ(ctx.parameters()[0], bd);
+  EXPECT_EQ(ctx.parameters()[1], ad);
+  EXPECT_EQ(ctx.parameters()[2], cd);
+  EXPECT_EQ(ctx.ParameterIndex(bd->id()), 0);
+  EXPECT_EQ(ctx.ParameterIndex(ad->id()), 1);
+  EXPECT_EQ(ctx.ParameterIndex(cd->id()), 2);
+  EXPECT_EQ(ctx.ParameterIndex(NewData(DType::kF32, {2})->id()), -1);
+  std::string text = Ok(ctx.HloText());
+  EXPECT_PRED2(Contains, text,
+               "func.func public @main(%arg0: tensor<2xf32>, %arg1: "
+               "tensor<2xf32>, %arg2: tensor<2xf32>) -> (tensor<2xf32>) {");
+  // a + a_again reads parameter 1 twice.
+  EXPECT_PRED2(Contains, text, "\"stablehlo.add\"(%arg1, %arg1)");
+
+  // a + a: one parameter.
+  LoweringContext twice("twice");
+  ASSERT_TRUE(twice.Build({Ok(MakeBinary(OpKind::kAdd, a, a))}).ok());
+  EXPECT_EQ(twice.parameters().size(), 1u);
+}
+
+TEST(LoweringContextTest, Errors) {
+  LoweringContext ctx("m");
+  EXPECT_EQ(ctx.HloText().status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  NodePtr p = Ok(MakeParameter(0, Shape(DType::kF32, {})));
+  absl::Status status = ctx.Build({Ok(MakeUnary(OpKind::kNegate, p))});
+  EXPECT_EQ(status.message(),
+            "LoweringContext::Build: the graph uses parameter f32[], "
+            "index=0, dtype=f32, dims=[] outside a sub-graph; parameter nodes "
+            "belong to while cond/body sub-graphs (use data leaves for "
+            "computation inputs)");
+}
+
+TEST(LoweringContextTest, ResultThatIsAParameterAndNoResults) {
+  DataPtr d = NewData(DType::kBF16, {3});
+  NodePtr leaf = MakeDataNode(d);
+  ExpectMatchesGolden(Lower("identity", {leaf, leaf}), "identity.mlir");
+  std::string empty = Lower("empty", {});
+  EXPECT_EQ(empty,
+            "module @empty {\n"
+            "  func.func public @main() -> () {\n"
+            "    return\n"
+            "  }\n"
+            "}\n");
+}
+
+TEST(RuleTableTest, EveryOpKindHasALowering) {
+  for (int i = 0; i < kNumOpKinds; ++i) {
+    OpKind kind = static_cast<OpKind>(i);
+    EXPECT_NE(DefaultLowerRules().Find(kind), nullptr)
+        << "no lower rule for " << OpKindName(kind);
+  }
+}
+
+TEST(RuleTableTest, DuplicateAndMissingRules) {
+  LowerRuleTable table;
+  ASSERT_TRUE(RegisterDotLowerings(&table).ok());
+  absl::Status again = RegisterDotLowerings(&table);
+  EXPECT_EQ(again.code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(again.message(), "duplicate lower rule for op 'dot_general'");
+
+  // An emitter over a table without a rule for sine names the op.
+  NodePtr x = Leaf(DType::kF32, {2});
+  NodePtr s = Ok(MakeUnary(OpKind::kSine, x));
+  std::string out;
+  MlirEmitter emitter(table, &out, 0);
+  emitter.Bind(x.get(), "%arg0");
+  const Node* nodes[] = {x.get(), s.get()};
+  absl::Status missing = emitter.LowerNodes(nodes);
+  EXPECT_EQ(missing.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(missing.message(), "no lowering rule registered for op 'sine'");
+}
+
+TEST(MlirTextTest, FloatBitsRoundToNearestEven) {
+  EXPECT_EQ(FloatBits(1.0, DType::kF32), 0x3F800000u);
+  EXPECT_EQ(FloatBits(1.0, DType::kBF16), 0x3F80u);
+  EXPECT_EQ(FloatBits(1.0, DType::kF16), 0x3C00u);
+  EXPECT_EQ(FloatBits(-2.0, DType::kF16), 0xC000u);
+  EXPECT_EQ(FloatBits(65504.0, DType::kF16), 0x7BFFu);   // f16 max
+  EXPECT_EQ(FloatBits(65519.0, DType::kF16), 0x7BFFu);   // below the tie
+  EXPECT_EQ(FloatBits(65520.0, DType::kF16), 0x7C00u);   // tie -> even: inf
+  EXPECT_EQ(FloatBits(std::ldexp(1.0, -24), DType::kF16), 0x0001u);
+  EXPECT_EQ(FloatBits(std::ldexp(1.0, -25), DType::kF16), 0x0000u);  // tie
+  EXPECT_EQ(FloatBits(std::ldexp(3.0, -25), DType::kF16), 0x0002u);  // tie
+  EXPECT_EQ(FloatBits(std::ldexp(1023.0, -24) + std::ldexp(1.0, -25),
+                      DType::kF16),
+            0x0400u);  // rounds up into the smallest normal
+  EXPECT_EQ(FloatBits(1.0 + std::ldexp(1.0, -8), DType::kBF16), 0x3F80u);
+  EXPECT_EQ(FloatBits(1.0 + std::ldexp(3.0, -8), DType::kBF16), 0x3F82u);
+  EXPECT_EQ(FloatBits(-0.0, DType::kBF16), 0x8000u);
+  EXPECT_EQ(FloatBits(1e300, DType::kF32), 0x7F800000u);
+  EXPECT_EQ(FloatBits(1.0, DType::kF64), 0x3FF0000000000000u);
+  // f32 agrees with the hardware conversion on random doubles of all scales.
+  std::mt19937_64 rng(42);
+  for (int i = 0; i < 200000; ++i) {
+    uint64_t bits = rng();
+    double d;
+    std::memcpy(&d, &bits, sizeof(d));
+    if (std::isnan(d)) continue;
+    float f = static_cast<float>(d);
+    uint32_t expected;
+    std::memcpy(&expected, &f, sizeof(expected));
+    ASSERT_EQ(FloatBits(d, DType::kF32), expected) << d;
+    double scaled = std::ldexp(static_cast<double>(rng() >> 11), -60 -
+                               static_cast<int>(rng() % 100));
+    f = static_cast<float>(scaled);
+    std::memcpy(&expected, &f, sizeof(expected));
+    ASSERT_EQ(FloatBits(scaled, DType::kF32), expected) << scaled;
+  }
+}
+
+TEST(MlirTextTest, SymbolsAndLiterals) {
+  EXPECT_EQ(MlirSymbol("SyncTensorsGraph.12"), "@SyncTensorsGraph.12");
+  EXPECT_EQ(MlirSymbol("my name"), "@\"my name\"");
+  EXPECT_EQ(MlirSymbol("1st"), "@\"1st\"");
+  EXPECT_EQ(MlirSymbol("a\"b\\c\n"), "@\"a\\\"b\\\\c\\0A\"");
+  EXPECT_EQ(MlirSymbol(""), "@unnamed");
+  EXPECT_EQ(I64Array({}), "array<i64>");
+  EXPECT_EQ(I64Array({1, 0}), "array<i64: 1, 0>");
+  EXPECT_EQ(Ok(SplatLiteral(AttrValue(int64_t{-1}), DType::kU64)),
+            "18446744073709551615");
+  EXPECT_EQ(Ok(SplatLiteral(AttrValue(0.5), DType::kBF16)), "0x3F00");
+  EXPECT_EQ(Ok(SplatLiteral(AttrValue(true), DType::kBool)), "true");
+}
+
+TEST(GoldenUtilTest, NormalizesSsaNames) {
+  EXPECT_EQ(testing::NormalizeSsaNames(
+                "%arg3 %7 = \"op\"(%arg3, %12#1) %12:2 %7"),
+            "%arg0 %0 = \"op\"(%arg0, %1#1) %1:2 %0");
+}
+
+TEST(ChainTest, TenThousandNodeChainLowers) {
+  Value x = Leaf(DType::kF32, {2, 3});
+  auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 10000; ++i) {
+    x = Ok(MakeUnary(i % 2 == 0 ? OpKind::kSine : OpKind::kNegate, x));
+  }
+  auto t1 = std::chrono::steady_clock::now();
+  LoweringContext ctx("chain");
+  ASSERT_TRUE(ctx.Build({x}).ok());
+  auto t2 = std::chrono::steady_clock::now();
+  std::string text = Ok(ctx.HloText());
+  auto t3 = std::chrono::steady_clock::now();
+  auto ms = [](auto a, auto b) {
+    return std::chrono::duration<double, std::milli>(b - a).count();
+  };
+  EXPECT_PRED2(Contains, text, "return %9999 : tensor<2x3xf32>");
+  testing::ExpectMlirCheckOk(text, "chain.mlir");
+  std::printf(
+      "10k-node chain: build %.2f ms, Build (walk+params+hash) %.2f ms, "
+      "HloText %.2f ms, %zu bytes\n",
+      ms(t0, t1), ms(t1, t2), ms(t2, t3), text.size());
+}
+
+}  // namespace
+}  // namespace torch_xla

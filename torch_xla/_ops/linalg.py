@@ -1,0 +1,245 @@
+"""Matrix products: mm, bmm, addmm, baddbmm, addbmm, dot, mv, addmv.
+
+Every product is one `dot_general`. Half-precision operands (bf16, f16)
+accumulate in f32 (the dot's preferred element type) and round once at the
+end, like eager PyTorch's CPU kernels; f32/f64 dots ask for HIGHEST
+precision so GPUs do not silently use TF32. `beta` and `alpha` are scalar
+parameters: changing them between steps does not recompile (only 0 and 1
+change the graph, because eager ignores `self` when beta is 0 and skips the
+multiplications when a factor is 1).
+
+matmul, linear and outer are CompositeImplicit in PyTorch: they reach the
+registry already decomposed into the ops here (plus views and mul), e.g.
+F.linear on a 3-d input is view + addmm (or mm) + view.
+"""
+
+import torch
+
+from torch_xla import _ir
+from torch_xla._ops._common import check_same_device, code_of, scalar
+from torch_xla._ops.registry import aten, op
+from torch_xla._tensor import commit, wrap, xt_of
+
+_LOW_PRECISION = (_ir.BF16, _ir.F16)
+_HIGHEST = (_ir.F32, _ir.F64)
+
+
+def dot(a, b, lhs_contract, rhs_contract, lhs_batch=(), rhs_batch=(),
+        accumulate=False):
+  """dot_general of two handles of one dtype, with eager's accumulation.
+
+  Returns the product in the operands' dtype, or, with `accumulate`, in
+  the accumulation dtype (f32 for bf16/f16) so callers can sum several
+  products before rounding once (see `finish`).
+  """
+  code = a.dtype
+  attrs = {
+      "lhs_contract": list(lhs_contract),
+      "rhs_contract": list(rhs_contract),
+      "lhs_batch": list(lhs_batch),
+      "rhs_batch": list(rhs_batch),
+  }
+  if code in _LOW_PRECISION:
+    attrs["dtype"] = _ir.DT[_ir.F32]
+  elif code in _HIGHEST:
+    attrs["precision"] = "HIGHEST"
+  out = _ir._op(_ir.K["dot_general"], [a, b], attrs)
+  return out if accumulate else _ir.convert(out, code)
+
+
+def accumulation_code(code: int) -> int:
+  """The dtype `dot(..., accumulate=True)` returns for operands of `code`."""
+  return _ir.F32 if code in _LOW_PRECISION else code
+
+
+def _check_dtypes(name, a, b, message=None):
+  if a.dtype != b.dtype:
+    if message is None:
+      message = (f"expected m1 and m2 to have the same dtype, but got: "
+                 f"{_short(a.dtype)} != {_short(b.dtype)}")
+    raise RuntimeError(message)
+  if a.dtype == torch.bool or a.dtype.is_complex:
+    raise NotImplementedError(
+        f"\"{name}\" not implemented for '{str(a.dtype)[6:].capitalize()}'")
+
+
+def _short(dtype):
+  return {torch.float32: "float", torch.float64: "double",
+          torch.bfloat16: "c10::BFloat16", torch.float16: "c10::Half",
+          torch.int64: "long int", torch.int32: "int"}.get(
+              dtype, str(dtype)[6:])
+
+
+def _check_matrix(x, what):
+  if x.dim() != 2:
+    raise RuntimeError(f"{what} must be a matrix")
+
+
+def _check_mm_shapes(a, b):
+  if a.shape[1] != b.shape[0]:
+    raise RuntimeError(
+        f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x"
+        f"{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
+
+
+def _check_bmm(a, b, name="bmm"):
+  if a.dim() != 3:
+    raise RuntimeError("batch1 must be a 3D tensor")
+  if b.dim() != 3:
+    raise RuntimeError("batch2 must be a 3D tensor")
+  if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+    if name == "addbmm" and a.shape[0] != b.shape[0]:
+      raise RuntimeError(
+          f"batch1 and batch2 must have same number of batches, got "
+          f"{a.shape[0]} and {b.shape[0]}")
+    raise RuntimeError(
+        f"Expected size for first two dimensions of batch2 tensor to be: "
+        f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, "
+        f"{b.shape[1]}].")
+
+
+@op(aten.mm.default)
+def mm(a, b):
+  check_same_device("mm", a, b)
+  _check_matrix(a, "self")
+  _check_matrix(b, "mat2")
+  _check_mm_shapes(a, b)
+  _check_dtypes("mm", a, b)
+  return wrap(dot(xt_of(a), xt_of(b), [1], [0]))
+
+
+@op(aten.bmm.default)
+def bmm(a, b):
+  check_same_device("bmm", a, b)
+  _check_bmm(a, b)
+  _check_dtypes("bmm", a, b)
+  return wrap(dot(xt_of(a), xt_of(b), [2], [1], [0], [0]))
+
+
+@op(aten.dot.default)
+def dot_(a, b):
+  check_same_device("dot", a, b)
+  if a.dim() != 1 or b.dim() != 1:
+    raise RuntimeError(f"1D tensors expected, but got {a.dim()}D and "
+                       f"{b.dim()}D tensors")
+  if a.shape[0] != b.shape[0]:
+    raise RuntimeError(
+        f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
+        f"[{b.shape[0]}] to have the same number of elements, but got "
+        f"{a.shape[0]} and {b.shape[0]} elements respectively")
+  _check_dtypes("dot", a, b,
+                f"dot : expected both vectors to have same dtype, but found "
+                f"{_dtype_name(a.dtype)} and {_dtype_name(b.dtype)}")
+  return wrap(dot(xt_of(a), xt_of(b), [0], [0]))
+
+
+def _dtype_name(dtype):
+  return {torch.float32: "Float", torch.float64: "Double",
+          torch.bfloat16: "BFloat16", torch.float16: "Half",
+          torch.int64: "Long", torch.int32: "Int"}.get(dtype, str(dtype))
+
+
+def _check_mv(a, v):
+  if a.dim() != 2 or v.dim() != 1:
+    raise RuntimeError(f"vector + matrix @ vector expected, got 1, "
+                       f"{a.dim()}, {v.dim()}")
+  if a.shape[1] != v.shape[0]:
+    raise RuntimeError(
+        f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x"
+        f"{a.shape[1]}), vec ({v.shape[0]})")
+  _check_dtypes("mv", a, v)
+
+
+@op(aten.mv.default)
+def mv(a, v):
+  check_same_device("mv", a, v)
+  _check_mv(a, v)
+  return wrap(dot(xt_of(a), xt_of(v), [1], [0]))
+
+
+def _scale_and_add(name, self, product, beta, alpha, out_dims):
+  """beta * self + alpha * product, like eager's addmm family.
+
+  `product` is a handle in the accumulation dtype; self broadcasts to
+  `out_dims`. beta == 0 ignores self entirely (NaNs in it do not leak).
+  """
+  code = code_of(self.dtype)
+  acc = product.dtype
+  device = self.device.index
+  if alpha != 1:
+    product = _ir.binary("multiply", product,
+                         _ir.broadcast_to(scalar(alpha, acc, device),
+                                          out_dims))
+  if beta == 0:
+    return _ir.convert(product, code)
+  try:
+    s = _ir.broadcast_to(_ir.convert(xt_of(self), acc), out_dims)
+  except RuntimeError:
+    raise RuntimeError(
+        f"{name}: The expanded size of the tensor ({self.shape}) must match "
+        f"the result size {out_dims}") from None
+  if beta != 1:
+    s = _ir.binary("multiply", s,
+                   _ir.broadcast_to(scalar(beta, acc, device), out_dims))
+  return _ir.convert(_ir.binary("add", s, product), code)
+
+
+def _addmm_value(self, a, b, beta, alpha):
+  check_same_device("addmm", self, a, b)
+  _check_matrix(a, "mat1")
+  _check_matrix(b, "mat2")
+  _check_mm_shapes(a, b)
+  _check_dtypes("addmm", a, b)
+  if self.dtype != a.dtype:
+    raise RuntimeError(
+        f"self and mat2 must have the same dtype, but got {_dtype_name(self.dtype)} "
+        f"and {_dtype_name(a.dtype)}")
+  product = dot(xt_of(a), xt_of(b), [1], [0], accumulate=True)
+  return _scale_and_add("addmm", self, product, beta, alpha,
+                        [a.shape[0], b.shape[1]])
+
+
+@op(aten.addmm.default)
+def addmm(self, a, b, beta=1, alpha=1):
+  return wrap(_addmm_value(self, a, b, beta, alpha))
+
+
+@op(aten.addmm_.default)
+def addmm_(self, a, b, beta=1, alpha=1):
+  value = _addmm_value(self, a, b, beta, alpha)
+  if value.dims != list(self.shape):
+    raise RuntimeError(
+        f"addmm_: output with shape {list(self.shape)} doesn't match the "
+        f"broadcast shape {value.dims}")
+  return commit(self, value)
+
+
+@op(aten.baddbmm.default)
+def baddbmm(self, a, b, beta=1, alpha=1):
+  check_same_device("baddbmm", self, a, b)
+  _check_bmm(a, b)
+  _check_dtypes("baddbmm", a, b)
+  product = dot(xt_of(a), xt_of(b), [2], [1], [0], [0], accumulate=True)
+  return wrap(_scale_and_add("baddbmm", self, product, beta, alpha,
+                             [a.shape[0], a.shape[1], b.shape[2]]))
+
+
+@op(aten.addbmm.default)
+def addbmm(self, a, b, beta=1, alpha=1):
+  """beta * self + alpha * sum_i a[i] @ b[i]: one dot contracting the
+  batch and inner dimensions together."""
+  check_same_device("addbmm", self, a, b)
+  _check_bmm(a, b, "addbmm")
+  _check_dtypes("addbmm", a, b)
+  product = dot(xt_of(a), xt_of(b), [0, 2], [0, 1], accumulate=True)
+  return wrap(_scale_and_add("addbmm", self, product, beta, alpha,
+                             [a.shape[1], b.shape[2]]))
+
+
+@op(aten.addmv.default)
+def addmv(self, a, v, beta=1, alpha=1):
+  check_same_device("addmv", self, a, v)
+  _check_mv(a, v)
+  product = dot(xt_of(a), xt_of(v), [1], [0], accumulate=True)
+  return wrap(_scale_and_add("addmv", self, product, beta, alpha,
+                             [a.shape[0]]))

@@ -1,0 +1,203 @@
+// Fast paths for the most frequent traced ops: operand resolution (tensors
+// and Python scalars), dtype conversion and numpy broadcasting done in one
+// C++ call instead of several Python-level IR calls.
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "pybind11/pybind11.h"
+#include "pybind11/stl.h"
+#include "torch_xla/csrc/ir/builder.h"
+#include "torch_xla/csrc/python/bindings.h"
+#include "torch_xla/csrc/python/status_conversion.h"
+#include "torch_xla/csrc/tensor/device_data.h"
+#include "torch_xla/csrc/tensor/xla_tensor.h"
+
+namespace py = pybind11;
+
+namespace torch_xla::python {
+namespace {
+
+// Python scalars become scalar parameters (HostData leaves, sent at
+// execution). Equal scalars share one leaf, so a graph has one parameter per
+// distinct value; the cache is bounded and simply starts over when full.
+class ScalarCache {
+ public:
+  Value Get(py::handle number, DType dtype, int device) {
+    const bool is_int = py::isinstance<py::int_>(number) &&
+                        !py::isinstance<py::bool_>(number);
+    int64_t bits;
+    if (is_int) {
+      bits = number.cast<int64_t>();
+    } else {
+      double value = number.cast<double>();
+      std::memcpy(&bits, &value, sizeof(bits));
+    }
+    Key key{is_int, bits, static_cast<int>(dtype), device};
+    auto it = leaves_.find(key);
+    if (it != leaves_.end()) return Value(it->second);
+    if (leaves_.size() >= kCapacity) leaves_.clear();
+    DataPtr data = is_int ? MakeHostScalarInt(bits, dtype)
+                          : MakeHostScalar(number.cast<double>(), dtype);
+    NodePtr leaf = MakeDataNode(std::move(data));
+    leaves_.emplace(key, leaf);
+    return Value(leaf);
+  }
+
+ private:
+  static constexpr size_t kCapacity = 4096;
+  using Key = std::tuple<bool, int64_t, int, int>;
+  std::map<Key, NodePtr> leaves_;
+};
+
+ScalarCache& Scalars() {
+  static auto* cache = new ScalarCache();  // used under the GIL only
+  return *cache;
+}
+
+bool IsNumber(py::handle h) {
+  return py::isinstance<py::float_>(h) || py::isinstance<py::int_>(h);
+}
+
+Value Convert(Value value, DType dtype) {
+  if (value.shape().dtype == dtype) return value;
+  return Value(ValueOrThrow(
+      MakeNode(OpKind::kConvert, {std::move(value)}, Attrs().Set("dtype", dtype))));
+}
+
+// Eager's broadcasting, with eager's error text.
+std::vector<int64_t> BroadcastShape(const std::vector<const Shape*>& shapes) {
+  size_t rank = 0;
+  for (const Shape* s : shapes) rank = std::max(rank, s->dims.size());
+  std::vector<int64_t> out(rank, 1);
+  for (size_t k = 0; k < shapes.size(); ++k) {
+    const auto& dims = shapes[k]->dims;
+    const size_t offset = rank - dims.size();
+    for (size_t i = 0; i < dims.size(); ++i) {
+      int64_t& o = out[offset + i];
+      if (dims[i] == o || dims[i] == 1) continue;
+      if (o == 1) {
+        o = dims[i];
+        continue;
+      }
+      throw std::runtime_error(absl::StrCat(
+          "The size of tensor a (", o, ") must match the size of tensor b (",
+          dims[i], ") at non-singleton dimension ", offset + i));
+    }
+  }
+  return out;
+}
+
+Value BroadcastTo(Value value, const std::vector<int64_t>& dims) {
+  const Shape& shape = value.shape();
+  if (shape.dims == dims) return value;
+  const size_t offset = dims.size() - shape.dims.size();
+  std::vector<int64_t> kept_dims, mapping;
+  for (size_t i = 0; i < shape.dims.size(); ++i) {
+    if (shape.dims[i] == dims[offset + i]) {
+      kept_dims.push_back(shape.dims[i]);
+      mapping.push_back(static_cast<int64_t>(offset + i));
+    }
+  }
+  if (kept_dims.size() != shape.dims.size()) {  // drop the dims that grow
+    value = Value(ValueOrThrow(MakeNode(OpKind::kReshape, {std::move(value)},
+                                        Attrs().Set("dims", kept_dims))));
+  }
+  return Value(ValueOrThrow(
+      MakeNode(OpKind::kBroadcastInDim, {std::move(value)},
+               Attrs().Set("dims", dims).Set("broadcast_dims", mapping))));
+}
+
+// Tensors and numbers -> values of `dtype`, broadcast to one shape.
+std::vector<Value> ResolveOperands(const py::sequence& operands, DType dtype,
+                                   int* device) {
+  *device = -1;
+  for (py::handle operand : operands) {
+    if (!IsNumber(operand)) {
+      *device = ToXlaTensor(operand)->device();
+      break;
+    }
+  }
+  if (*device < 0) *device = 0;
+  std::vector<Value> values;
+  values.reserve(operands.size());
+  for (py::handle operand : operands) {
+    if (IsNumber(operand)) {
+      values.push_back(Scalars().Get(operand, dtype, *device));
+    } else {
+      values.push_back(
+          Convert(ValueOrThrow(ToXlaTensor(operand)->GetIrValue()), dtype));
+    }
+  }
+  std::vector<const Shape*> shapes;
+  bool same = true;
+  for (const Value& v : values) {
+    shapes.push_back(&v.shape());
+    same = same && v.shape().dims == values[0].shape().dims;
+  }
+  if (!same) {
+    std::vector<int64_t> dims = BroadcastShape(shapes);
+    for (Value& v : values) v = BroadcastTo(std::move(v), dims);
+  }
+  return values;
+}
+
+DType ToDType(int code) {
+  if (code < 0 || code >= kNumDTypes) {
+    throw std::invalid_argument("unknown element type code " +
+                                std::to_string(code));
+  }
+  return static_cast<DType>(code);
+}
+
+}  // namespace
+
+void InitElementwiseBindings(py::module_& m) {
+  m.def(
+      "_elementwise",
+      [](int kind, const py::sequence& operands, int code,
+         const py::object& direction) {
+        int device = 0;
+        std::vector<Value> values =
+            ResolveOperands(operands, ToDType(code), &device);
+        Attrs attrs;
+        if (!direction.is_none()) {
+          attrs.Set("direction", absl::string_view(direction.cast<std::string>()));
+        }
+        NodePtr node = ValueOrThrow(
+            MakeNode(static_cast<OpKind>(kind), std::move(values), std::move(attrs)));
+        return XlaTensor::FromIr(Value(node), device);
+      },
+      py::arg("kind"), py::arg("operands"), py::arg("dtype"),
+      py::arg("direction") = py::none(),
+      "Operands (tensors or numbers) converted to `dtype` and broadcast, "
+      "then one elementwise op (compare takes `direction`).");
+  m.def(
+      "_broadcast_operands",
+      [](const py::sequence& operands, int code) {
+        int device = 0;
+        std::vector<Value> values =
+            ResolveOperands(operands, ToDType(code), &device);
+        std::vector<XlaTensorPtr> out;
+        for (Value& v : values) out.push_back(XlaTensor::FromIr(std::move(v), device));
+        return out;
+      },
+      py::arg("operands"), py::arg("dtype"));
+  m.def(
+      "_broadcast_shapes",
+      [](const std::vector<std::vector<int64_t>>& shapes) {
+        std::vector<Shape> owned;
+        for (const auto& dims : shapes) owned.emplace_back(DType::kF32, dims);
+        std::vector<const Shape*> pointers;
+        for (const Shape& s : owned) pointers.push_back(&s);
+        return BroadcastShape(pointers);
+      });
+}
+
+}  // namespace torch_xla::python

@@ -1,0 +1,241 @@
+// _XLAC.lowering.LoweringContext, placeholders and buffer-donation controls:
+// staging computations out without running them or touching the device.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "pybind11/pybind11.h"
+#include "pybind11/stl.h"
+#include "torch_xla/csrc/lowering/lowering_context.h"
+#include "torch_xla/csrc/placeholder/placeholder.h"
+#include "torch_xla/csrc/python/bindings.h"
+#include "torch_xla/csrc/python/status_conversion.h"
+#include "torch_xla/csrc/tensor/device_data.h"
+#include "torch_xla/csrc/tensor/graph_executor.h"
+#include "torch_xla/csrc/tensor/xla_tensor.h"
+
+namespace py = pybind11;
+
+namespace torch_xla::python {
+namespace {
+
+// A torch 'xla' tensor (Python subclass) around a C++ tensor.
+py::object Wrap(XlaTensorPtr tensor) {
+  static py::object* wrap = new py::object(
+      py::module_::import("torch_xla._tensor").attr("wrap"));
+  return (*wrap)(std::move(tensor));
+}
+
+// Shape from "bf16[2,3]", a list of ints (f32), or an object with `dims`
+// (list) and `dtype` (a torch dtype or a core dtype code).
+Shape ParseShape(py::handle shape) {
+  if (py::isinstance<py::str>(shape)) {
+    std::string text = shape.cast<std::string>();
+    size_t open = text.find('[');
+    if (open == std::string::npos || text.back() != ']') {
+      throw std::invalid_argument("bad shape '" + text +
+                                  "': expected e.g. 'f32[2,3]'");
+    }
+    DType dtype = ValueOrThrow(DTypeFromName(text.substr(0, open)));
+    std::vector<int64_t> dims;
+    std::string inner = text.substr(open + 1, text.size() - open - 2);
+    size_t start = 0;
+    while (start < inner.size()) {
+      size_t comma = inner.find(',', start);
+      if (comma == std::string::npos) comma = inner.size();
+      dims.push_back(std::stoll(inner.substr(start, comma - start)));
+      start = comma + 1;
+    }
+    return Shape(dtype, dims);
+  }
+  if (py::hasattr(shape, "dims") && py::hasattr(shape, "dtype")) {
+    py::object dtype = shape.attr("dtype");
+    int code = py::isinstance<py::int_>(dtype)
+                   ? dtype.cast<int>()
+                   : py::module_::import("torch_xla._dtypes")
+                         .attr("to_code")(dtype)
+                         .cast<int>();
+    return Shape(static_cast<DType>(code),
+                 shape.attr("dims").cast<std::vector<int64_t>>());
+  }
+  return Shape(DType::kF32, shape.cast<std::vector<int64_t>>());
+}
+
+// A new tensor over existing data, on the data's device: no transfer.
+XlaTensorPtr TensorForData(const DataPtr& data) {
+  int device = data->kind() == DataKind::kDevice
+                   ? static_cast<const DeviceData*>(data.get())->device_ordinal()
+                   : 0;
+  return XlaTensor::FromData(data, device);
+}
+
+// Python view of a LoweringContext built from tensors.
+class PyLoweringContext {
+ public:
+  explicit PyLoweringContext(std::string name)
+      : name_(std::move(name)), context_(name_) {}
+
+  void Build(const py::iterable& tensors) {
+    std::vector<Value> results;
+    for (const XlaTensorPtr& tensor : ToXlaTensors(tensors)) {
+      results.push_back(ValueOrThrow(tensor->GetIrValue()));
+    }
+    ThrowIfError(context_.Build(results));
+    built_ = true;
+  }
+
+  std::string HloText() const {
+    CheckBuilt();
+    return ValueOrThrow(context_.HloText());
+  }
+
+  // {parameter index: CPU tensor}: copies of the parameters that have data.
+  py::dict ParameterIdTensorMapping() const {
+    CheckBuilt();
+    py::dict out;
+    py::object to_host =
+        py::module_::import("torch_xla._ops.copy_ops").attr("to_host");
+    const auto& parameters = context_.parameters();
+    for (size_t i = 0; i < parameters.size(); ++i) {
+      if (parameters[i]->kind() == DataKind::kPlaceholder) continue;
+      out[py::int_(i)] = to_host(Wrap(TensorForData(parameters[i])));
+    }
+    return out;
+  }
+
+  // {parameter index: xla tensor} backed by the very same data: no
+  // transfer, no copy (and, for sharded data, no gathering).
+  py::dict DeviceParameterIdTensorMapping() const {
+    CheckBuilt();
+    py::dict out;
+    const auto& parameters = context_.parameters();
+    for (size_t i = 0; i < parameters.size(); ++i) {
+      if (parameters[i]->kind() == DataKind::kPlaceholder) continue;
+      out[py::int_(i)] = Wrap(TensorForData(parameters[i]));
+    }
+    return out;
+  }
+
+  int64_t TensorParameterId(py::handle tensor) const {
+    CheckBuilt();
+    XlaTensorPtr t = ToXlaTensor(tensor);
+    if (t->data() == nullptr) return -1;
+    return context_.ParameterIndex(t->data()->id());
+  }
+
+  const std::string& name() const { return name_; }
+
+ private:
+  void CheckBuilt() const {
+    if (!built_) {
+      throw std::runtime_error("LoweringContext '" + name_ +
+                               "': call build(tensors) first");
+    }
+  }
+
+  std::string name_;
+  LoweringContext context_;
+  bool built_ = false;
+};
+
+}  // namespace
+
+void InitLoweringBindings(py::module_& m) {
+  py::module_ lowering = m.def_submodule("lowering", "Lowering contexts");
+  py::class_<PyLoweringContext>(lowering, "LoweringContext")
+      .def(py::init<std::string>(), py::arg("name") = "LoweringContext")
+      .def("build", &PyLoweringContext::Build, py::arg("tensors"),
+           "Lowers the IR of these tensors into one module; runs nothing, "
+           "transfers nothing.")
+      .def("hlo_text", &PyLoweringContext::HloText)
+      .def("parameter_id_tensor_mapping",
+           &PyLoweringContext::ParameterIdTensorMapping)
+      .def("device_parameter_id_tensor_mapping",
+           &PyLoweringContext::DeviceParameterIdTensorMapping)
+      .def("tensor_parameter_id", &PyLoweringContext::TensorParameterId)
+      .def("get_name_string", &PyLoweringContext::name);
+
+  m.def(
+      "_xla_create_placeholder_tensor",
+      [](py::handle shape, int device) {
+        return Wrap(XlaTensor::FromData(MakePlaceholder(ParseShape(shape)),
+                                        device));
+      },
+      py::arg("shape"), py::arg("device") = 0,
+      "A tensor with shape and dtype but no data: it lowers to a parameter "
+      "and never allocates; reading it is an error.");
+  auto is_placeholder = [](py::handle tensor) {
+    TensorState state = ToXlaTensor(tensor)->state();
+    return state == TensorState::kPlaceholder || state == TensorState::kDeleted;
+  };
+  m.def("_is_placecholder", is_placeholder);  // upstream's spelling
+  m.def("_is_placeholder", is_placeholder);
+  m.def("_get_tensors_handle", [](const py::iterable& tensors) {
+    std::vector<int64_t> handles;
+    for (const XlaTensorPtr& t : ToXlaTensors(tensors)) {
+      if (t->state() == TensorState::kDeleted) {
+        throw std::runtime_error(absl::StrCat(
+            "tensor ", t->id(), " is deleted (its buffer was donated); it "
+            "has no handle"));
+      }
+      if (t->data() == nullptr) {
+        throw std::runtime_error(absl::StrCat(
+            "tensor ", t->id(), " has pending IR and no data handle yet; "
+            "call torch_xla.sync() first"));
+      }
+      handles.push_back(t->data()->id());
+    }
+    return handles;
+  });
+
+  m.def("_set_buffer_donation", [](py::handle tensor, bool donate) {
+    XlaTensorPtr t = ToXlaTensor(tensor);
+    if (donate && t->state() != TensorState::kDeviceData) {
+      throw std::runtime_error(absl::StrCat(
+          "_set_buffer_donation: tensor ", t->id(), " is a ",
+          TensorStateName(t->state()), ", not device data; only a tensor "
+          "holding a device buffer can donate it (sync first)"));
+    }
+    t->set_buffer_donation(donate);
+    return true;
+  });
+  m.def("_get_buffer_donation", [](py::handle tensor) {
+    return ToXlaTensor(tensor)->buffer_donation();
+  });
+  m.def("_xla_set_enable_alias_with_buffer_donor_config",
+        &SetEnableBufferDonorAliasing);
+  m.def("_xla_get_enable_alias_with_buffer_donor_config",
+        &GetEnableBufferDonorAliasing);
+  m.def("_get_xla_tensor_debug_info", [](py::handle tensor) {
+    XlaTensorPtr t = ToXlaTensor(tensor);
+    std::string info = absl::StrCat(
+        "XLATensor {\nTensorID: ", t->id(), "\nAliasID: ", t->alias_id(),
+        "\nDevice: xla:", t->device(), "\nXLA Shape: ", t->shape().ToString(),
+        "\nState: ", TensorStateName(t->state()), "\nIR: ");
+    if (t->state() == TensorState::kIrValue) {
+      absl::StrAppend(&info, t->ir_value().node->ToString(), "\n");
+    } else {
+      absl::StrAppend(&info, "None\n");
+    }
+    const DataPtr& data = t->data();
+    absl::StrAppend(&info, "XLAData: ");
+    if (data != nullptr && data->kind() == DataKind::kDevice) {
+      absl::StrAppend(&info, "\n  Data Shape: ", data->shape().ToString(),
+                      "\n  Data Handle: ", data->id(), "\n");
+    } else {
+      absl::StrAppend(&info, "None\n");
+    }
+    absl::StrAppend(&info, "Tensor on host: ",
+                    data != nullptr && data->kind() == DataKind::kHost
+                        ? "with data"
+                        : "None",
+                    "\n}\n");
+    return info;
+  });
+}
+
+}  // namespace torch_xla::python
