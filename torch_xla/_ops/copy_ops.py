@@ -103,16 +103,22 @@ def local_scalar_dense(x):
   return to_host(x).item()
 
 
+def fill(value, shape, dtype, device: int):
+  """A handle for `shape` filled with `value`: host data that costs nothing
+  until a graph reading it runs (then it travels like a scalar)."""
+  if isinstance(value, bool):
+    value = int(value)
+  return _XLAC._tensor_fill(value, list(shape), code_of(dtype), device)
+
+
 @op(aten.zero_.default)
 def zero_(x):
-  return commit(x, literal(0, code_of(x.dtype), x.shape, x.device.index))
+  return commit(x, fill(0, x.shape, x.dtype, x.device.index))
 
 
 @op(aten.fill_.Scalar)
 def fill_scalar_(x, value):
-  code = code_of(x.dtype)
-  return commit(
-      x, _ir.broadcast_to(scalar(value, code, x.device.index), list(x.shape)))
+  return commit(x, fill(value, x.shape, x.dtype, x.device.index))
 
 
 @op(aten.fill_.Tensor)
@@ -124,15 +130,17 @@ def fill_tensor_(x, value):
 
 
 # Factories: ops without tensor arguments do not reach __torch_dispatch__;
-# they dispatch on the XLA key, where these kernels are registered. Memory
-# is never allocated for `empty`: it is a zero literal until written.
+# they dispatch on the XLA key, where these kernels are registered. `empty`
+# allocates nothing: it is a zero fill until written (see fill()), so the
+# first training step's freshly created optimizer state has the same graph
+# as every later step's.
 _xla_kernels = torch.library.Library("aten", "IMPL", "XLA")
 
 
 def _empty(size, dtype=None, layout=None, device=None, pin_memory=None,
            memory_format=None):
   dtype = dtype or torch.get_default_dtype()
-  return wrap(literal(0, code_of(dtype), list(size), _device_index(device)))
+  return wrap(fill(0, size, dtype, _device_index(device)))
 
 
 def _empty_strided(size, stride, dtype=None, layout=None, device=None,

@@ -135,12 +135,13 @@ def log_softmax_backward(grad_output, output, dim, input_dtype):
 # Layer norm and RMS norm: statistics over the trailing normalized dims.
 
 
-def _normalized_axis(name, x, normalized_shape):
+def _normalized_axis(x, normalized_shape):
+  """First normalized dim; RuntimeError like eager's when shapes differ."""
   normalized_shape = list(normalized_shape)
   axis = x.dim() - len(normalized_shape)
   if axis < 0 or list(x.shape[axis:]) != normalized_shape:
     raise RuntimeError(
-        f"{name}: Given normalized_shape={normalized_shape}, expected input "
+        f"Given normalized_shape={normalized_shape}, expected input "
         f"with shape [*, {', '.join(map(str, normalized_shape))}], but got "
         f"input of size{list(x.shape)}")
   return axis
@@ -160,7 +161,7 @@ def _affine(v, weight, bias, axis):
 
 @op(aten.native_layer_norm.default)
 def native_layer_norm(x, normalized_shape, weight, bias, eps):
-  axis = _normalized_axis("layer_norm", x, normalized_shape)
+  axis = _normalized_axis(x, normalized_shape)
   code = code_of(x.dtype)
   acc = acc_code(code)
   v = _ir.convert(xt_of(x), acc)
@@ -205,7 +206,7 @@ def _normalized_input_grad(g, x_hat, rstd, dims):
 @op(aten.native_layer_norm_backward.default)
 def native_layer_norm_backward(grad_out, x, normalized_shape, mean, rstd,
                                weight, bias, output_mask):
-  axis = _normalized_axis("layer_norm_backward", x, normalized_shape)
+  axis = _normalized_axis(x, normalized_shape)
   code = code_of(x.dtype)
   acc = acc_code(code)
   v = _ir.convert(xt_of(x), acc)
@@ -230,7 +231,7 @@ def native_layer_norm_backward(grad_out, x, normalized_shape, mean, rstd,
 @op(aten._fused_rms_norm.default)
 def fused_rms_norm(x, normalized_shape, weight, eps):
   """-> (x * rsqrt(mean(x^2) + eps) * weight, rstd). eps None: dtype eps."""
-  axis = _normalized_axis("rms_norm", x, normalized_shape)
+  axis = _normalized_axis(x, normalized_shape)
   code = code_of(x.dtype)
   acc = acc_code(code)
   if eps is None:
@@ -251,7 +252,7 @@ def _finfo_eps(dtype):
 @op(aten._fused_rms_norm_backward.default)
 def fused_rms_norm_backward(grad_out, x, normalized_shape, rstd, weight,
                             output_mask):
-  axis = _normalized_axis("rms_norm_backward", x, normalized_shape)
+  axis = _normalized_axis(x, normalized_shape)
   code = code_of(x.dtype)
   acc = acc_code(code)
   v = _ir.convert(xt_of(x), acc)

@@ -50,10 +50,9 @@ class _Geometry:
 
   def __init__(self, name, x, kernel_size, stride, padding, dilation,
                ceil_mode):
-    if x.dim() not in (3, 4) or x.numel() == 0 and x.shape[-3] == 0:
+    if x.dim() not in (3, 4) or any(s == 0 for s in x.shape[-3:]):
       raise RuntimeError(
-          f"{name}: non-empty 3D or 4D (batch mode) tensor expected for "
-          f"input, got {list(x.shape)}")
+          "non-empty 3D or 4D (batch mode) tensor expected for input")
     self.kernel = _pair(kernel_size, "kernel_size")
     self.stride = _pair(stride, "stride", self.kernel)
     self.padding = _pair(padding, "padding")
@@ -90,6 +89,30 @@ class _Geometry:
     self.pad_hi = [max(self.padding[i],
                        self.reach[i] - self.input[i] - self.padding[i])
                    for i in range(2)]
+
+  def first_valid_index(self, device):
+    """[OH, OW] flat index of each window's first in-bounds element."""
+    firsts = []
+    for axis in (0, 1):
+      s, p, d = self.stride[axis], self.padding[axis], self.dilation[axis]
+
+      def lit(v):
+        return literal(v, _ir.S64, self.out, device)
+
+      start = _ir.binary(
+          "subtract",
+          _ir.binary("multiply", _ir.iota(_ir.S64, self.out, axis, device),
+                     lit(s)), lit(p))
+      # start + ceil(max(-start, 0) / d) * d
+      neg = _ir.binary("maximum", _ir.unary("negate", start), lit(0))
+      steps = _ir.binary("divide", _ir.binary("add", neg, lit(d - 1)), lit(d))
+      firsts.append(_ir.binary("add", start,
+                               _ir.binary("multiply", steps, lit(d))))
+    return _ir.binary(
+        "add",
+        _ir.binary("multiply", firsts[0], literal(self.input[1], _ir.S64,
+                                                  self.out, device)),
+        firsts[1])
 
   def offsets(self):
     for kh in range(self.kernel[0]):
@@ -164,15 +187,15 @@ def max_pool2d_with_indices(x, kernel_size, stride=(), padding=0,
       _ir.binary("multiply", col,
                  literal(geo.stride[1], _ir.S64, geo.out, device)))
   origin = _ir.broadcast_to(origin, out_dims)
-  best = index = None
+  # Like eager: start from the lowest value at the window's first in-bounds
+  # element, so windows of -inf (or the integer minimum) report it.
+  best = _ir.broadcast_to(_lowest(code, device), out_dims)
+  index = _ir.broadcast_to(geo.first_valid_index(device), out_dims)
   is_float = code in _ir.FLOAT_CODES
   for oh, ow in geo.offsets():
     patch = geo.window(x_pad, oh, ow)
     shift = (oh - geo.padding[0]) * width + (ow - geo.padding[1])
     idx = _ir.binary("add", origin, literal(shift, _ir.S64, out_dims, device))
-    if best is None:
-      best, index = patch, idx
-      continue
     take = _ir.compare(patch, best, "GT")
     if is_float:
       take = _ir.binary("or", take, _ir.compare(patch, patch, "NE"))
@@ -330,37 +353,29 @@ def _adaptive_matrix(out, size, code, device):
 
 def _adaptive(v, in_size, out_size, device, transpose=False):
   """Applies the separable averaging matrices over the last two dims of
-  handle v (or their transposes, for the backward)."""
-  lead = v.dims[:-2]
-  nlead = len(lead)
-  code = v.dtype
+  handle v (sizes in_size -> out_size); with `transpose`, their transposes
+  (the backward, where in_size is the forward's output size)."""
+  nlead = len(v.dims) - 2
   for axis in (0, 1):
-    m = _adaptive_matrix(out_size[axis], in_size[axis], code, device)
+    if transpose:
+      m = _adaptive_matrix(in_size[axis], out_size[axis], v.dtype, device)
+    else:
+      m = _adaptive_matrix(out_size[axis], in_size[axis], v.dtype, device)
     dim = nlead + axis
-    # Contract v's `dim` with the matrix; the new dim lands last.
-    v = _ir._op(_ir.K["dot_general"], [v, m], {
+    attrs = {
         "lhs_contract": [dim],
-        "rhs_contract": [1 if transpose else 0] if transpose else [1],
+        "rhs_contract": [0 if transpose else 1],
         "lhs_batch": [],
         "rhs_batch": [],
-        "precision": "HIGHEST"
-    }) if False else _contract(v, m, dim, transpose)
-    perm = list(range(dim)) + [len(v.dims) - 1] + list(
-        range(dim, len(v.dims) - 1))
-    v = _ir.transpose(v, perm)
+    }
+    if v.dtype in (_ir.F32, _ir.F64):
+      attrs["precision"] = "HIGHEST"
+    # The contracted dim's replacement lands last: move it back.
+    v = _ir._op(_ir.K["dot_general"], [v, m], attrs)
+    rank = len(v.dims)
+    v = _ir.transpose(v, list(range(dim)) + [rank - 1] +
+                      list(range(dim, rank - 1)))
   return v
-
-
-def _contract(v, m, dim, transpose):
-  attrs = {
-      "lhs_contract": [dim],
-      "rhs_contract": [0 if transpose else 1],
-      "lhs_batch": [],
-      "rhs_batch": [],
-  }
-  if v.dtype in (_ir.F32, _ir.F64):
-    attrs["precision"] = "HIGHEST"
-  return _ir._op(_ir.K["dot_general"], [v, m], attrs)
 
 
 @op(aten._adaptive_avg_pool2d.default)

@@ -52,13 +52,22 @@ def _decomposition(func):
   return _decompositions.get(func)
 
 
+# Ops whose decomposition is running: some decompositions come back to the
+# op they decompose (arange -> prims.iota -> arange); those fall back.
+_decomposing = set()
+
+
 def dispatch(func, args, kwargs):
   rule = RULES.get(func)
   if rule is not None:
     return rule(*args, **kwargs)
   decomposition = _decomposition(func)
-  if decomposition is not None:
-    return decomposition(*args, **kwargs)
+  if decomposition is not None and func not in _decomposing:
+    _decomposing.add(func)
+    try:
+      return decomposition(*args, **kwargs)
+    finally:
+      _decomposing.discard(func)
   # CompositeImplicit ops normally decompose before reaching us; some come
   # through (e.g. under autograd's no-grad paths).
   with torch._C._AutoDispatchBelowAutograd():

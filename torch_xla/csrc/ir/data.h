@@ -31,10 +31,16 @@ class Data {
   const Shape& shape() const { return shape_; }
   DataKind kind() const { return kind_; }
 
+  // Alias ID of the tensor that first held this data (-1: none). At sync,
+  // an output with the same alias ID may take its buffer over (donation).
+  int64_t owner_alias_id() const { return owner_alias_id_; }
+  void set_owner_alias_id(int64_t id) { owner_alias_id_ = id; }
+
  private:
   const int64_t id_;
   const Shape shape_;
   const DataKind kind_;
+  int64_t owner_alias_id_ = -1;
 };
 
 using DataPtr = std::shared_ptr<Data>;

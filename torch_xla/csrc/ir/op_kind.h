@@ -3,8 +3,11 @@
 
 // The primitive operations of the IR. Names are the StableHLO op names without
 // the "stablehlo." prefix; every PyTorch op is composed from these in Python.
-// Adding an op: add a row here, a shape rule (ir/*_shape_rules.cc), a lower
-// rule (lowering/*_lowering.cc) and a test row.
+// Adding an op: a row here, then either one row in ir/elementwise_ops.cc
+// (trivial elementwise ops: shape rule and lowering come from the row), or a
+// shape rule (ir/*_shape_rules.cc) plus a lower rule (lowering/*_lowering.cc);
+// then a case in a golden test (test/cpp/lowering_test.cc). RuleTableTest
+// fails until both halves exist.
 
 #include <cstdint>
 

@@ -193,6 +193,22 @@ void InitTensorBindings(py::module_& m) {
       },
       py::arg("value"), py::arg("dtype"), py::arg("device") = 0);
   m.def(
+      "_tensor_fill",
+      [](py::handle value, std::vector<int64_t> dims, int dtype, int device) {
+        DType type = ToDType(dtype);
+        std::shared_ptr<HostData> element =
+            py::isinstance<py::int_>(value) && !py::isinstance<py::bool_>(value)
+                ? MakeHostScalarInt(value.cast<int64_t>(), type)
+                : MakeHostScalar(value.cast<double>(), type);
+        return XlaTensor::FromData(
+            MakeHostFill(*element, Shape(type, std::move(dims))), device);
+      },
+      py::arg("value"), py::arg("dims"), py::arg("dtype"),
+      py::arg("device") = 0,
+      "`dims` filled with `value`: nothing is allocated or sent until a "
+      "graph reading it runs (it is a parameter, so new values never "
+      "recompile).");
+  m.def(
       "_tensor_placeholder",
       [](std::vector<int64_t> dims, int dtype, int device) {
         return XlaTensor::FromData(
@@ -217,6 +233,10 @@ void InitTensorBindings(py::module_& m) {
         } else {
           ThrowIfError(src->CheckReadable());
           ThrowIfError(dst->SetData(src->data()));
+          // The destination now owns the data for donation (the source is
+          // usually a temporary; if it lives on, the sync's holder check
+          // keeps the shared buffer safe).
+          src->data()->set_owner_alias_id(dst->alias_id());
         }
         if (bump_version) dst->BumpVersion();
       },

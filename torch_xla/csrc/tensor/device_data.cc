@@ -1,5 +1,6 @@
 #include "torch_xla/csrc/tensor/device_data.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -59,6 +60,31 @@ bool DeviceData::IsDeleted() const {
 
 HostData::HostData(Shape shape, std::vector<uint8_t> bytes)
     : Data(std::move(shape), DataKind::kHost), bytes_(std::move(bytes)) {}
+
+std::shared_ptr<HostData> HostData::Fill(Shape shape,
+                                         std::vector<uint8_t> element) {
+  auto data = std::make_shared<HostData>(std::move(shape), std::move(element));
+  data->is_fill_ = true;
+  return data;
+}
+
+std::vector<uint8_t> HostData::DenseBytes() const {
+  if (!is_fill_) return bytes_;
+  const size_t element = bytes_.size();
+  const size_t count = static_cast<size_t>(shape().num_elements());
+  std::vector<uint8_t> out(element * count);
+  if (std::all_of(bytes_.begin(), bytes_.end(), [](uint8_t b) { return b == 0; })) {
+    return out;  // zero-initialised already
+  }
+  for (size_t i = 0; i < count; ++i) {
+    std::memcpy(out.data() + i * element, bytes_.data(), element);
+  }
+  return out;
+}
+
+std::shared_ptr<HostData> MakeHostFill(const HostData& scalar, Shape shape) {
+  return HostData::Fill(std::move(shape), scalar.DenseBytes());
+}
 
 std::shared_ptr<HostData> MakeHostScalar(double value, DType dtype) {
   std::vector<uint8_t> bytes;

@@ -24,24 +24,28 @@ class DeviceData final : public Data {
   int device_ordinal() const { return buffers_.front()->device_ordinal(); }
   bool IsDeleted() const;
 
-  // Alias ID of the tensor this data was last assigned to: at sync an output
-  // with the same alias ID may take this buffer over (donation).
-  int64_t owner_alias_id() const { return owner_alias_id_; }
-  void set_owner_alias_id(int64_t id) { owner_alias_id_ = id; }
-
  private:
   std::vector<runtime::BufferPtr> buffers_;
-  int64_t owner_alias_id_ = -1;
 };
 
+// Host values: either all the bytes, or one element repeated (a fill: what
+// torch.zeros/ones/full and empty make, so creating them costs nothing and
+// they travel, like scalars, only when a graph that reads them runs).
 class HostData final : public Data {
  public:
   HostData(Shape shape, std::vector<uint8_t> bytes);
+  static std::shared_ptr<HostData> Fill(Shape shape,
+                                        std::vector<uint8_t> element);
 
+  bool is_fill() const { return is_fill_; }
+  // The dense row-major bytes (built on demand for a fill).
+  std::vector<uint8_t> DenseBytes() const;
+  // Exact bytes when not a fill (no copy).
   const std::vector<uint8_t>& bytes() const { return bytes_; }
 
  private:
-  std::vector<uint8_t> bytes_;
+  std::vector<uint8_t> bytes_;  // all of them, or one element for a fill
+  bool is_fill_ = false;
 };
 
 // A scalar of `dtype` holding `value` converted to that type (bf16/f16 by
@@ -49,6 +53,8 @@ class HostData final : public Data {
 std::shared_ptr<HostData> MakeHostScalar(double value, DType dtype);
 // Exact for every int64 (a double is not beyond 2^53).
 std::shared_ptr<HostData> MakeHostScalarInt(int64_t value, DType dtype);
+// `shape` filled with one scalar's bytes (as MakeHostScalar/Int encode it).
+std::shared_ptr<HostData> MakeHostFill(const HostData& scalar, Shape shape);
 
 }  // namespace torch_xla
 

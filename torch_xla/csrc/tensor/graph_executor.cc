@@ -117,8 +117,7 @@ struct Donation {
 Donation PlanDonation(const LoweringContext& context, const SyncGroup& group,
                       absl::Span<const XlaTensorPtr> live) {
   Donation donation;
-  // Data held by a live tensor that is not part of this sync's outputs is
-  // still needed after the step.
+  // Data held by a live tensor is still needed after the step.
   std::unordered_map<int64_t, int> holders;  // data id -> live tensors
   for (const XlaTensorPtr& tensor : live) {
     if (tensor->data() != nullptr) ++holders[tensor->data()->id()];
@@ -126,11 +125,13 @@ Donation PlanDonation(const LoweringContext& context, const SyncGroup& group,
   const std::vector<DataPtr>& parameters = context.parameters();
   std::unordered_map<int64_t, int64_t> parameter_by_alias;
   for (size_t p = 0; p < parameters.size(); ++p) {
-    if (parameters[p]->kind() != DataKind::kDevice) continue;
-    auto* device_data = static_cast<const DeviceData*>(parameters[p].get());
-    if (device_data->owner_alias_id() < 0) continue;
-    if (holders.count(device_data->id())) continue;
-    parameter_by_alias.emplace(device_data->owner_alias_id(), p);
+    const Data& data = *parameters[p];
+    if (data.owner_alias_id() < 0) continue;
+    // Host data travels in a fresh buffer each run, which nobody else sees:
+    // donating it is always safe. A device buffer must have no other holder.
+    if (data.kind() == DataKind::kPlaceholder) continue;
+    if (data.kind() == DataKind::kDevice && holders.count(data.id())) continue;
+    parameter_by_alias.emplace(data.owner_alias_id(), p);
   }
   std::unordered_set<int64_t> used_results;
   for (size_t t = 0; t < group.tensors.size(); ++t) {
@@ -187,8 +188,14 @@ absl::StatusOr<std::vector<BufferPtr>> GatherArguments(
       case DataKind::kHost: {
         // Scalars and host values travel now, when the graph runs.
         auto* host = static_cast<const HostData*>(data.get());
-        absl::StatusOr<BufferPtr> buffer = client->TransferToDevice(
-            host->bytes().data(), host->shape(), device);
+        std::vector<uint8_t> dense;
+        const uint8_t* bytes = host->bytes().data();
+        if (host->is_fill()) {
+          dense = host->DenseBytes();
+          bytes = dense.data();
+        }
+        absl::StatusOr<BufferPtr> buffer =
+            client->TransferToDevice(bytes, host->shape(), device);
         if (!buffer.ok()) return buffer.status();
         arguments.push_back(*std::move(buffer));
         break;
@@ -361,7 +368,8 @@ absl::Status TensorToHost(const XlaTensorPtr& tensor, void* dst,
   }
   const DataPtr& data = tensor->data();
   if (data->kind() == DataKind::kHost) {
-    const auto& bytes = static_cast<const HostData*>(data.get())->bytes();
+    const std::vector<uint8_t> bytes =
+        static_cast<const HostData*>(data.get())->DenseBytes();
     if (static_cast<int64_t>(bytes.size()) != dst_size) {
       return absl::InvalidArgumentError("host copy: destination size mismatch");
     }

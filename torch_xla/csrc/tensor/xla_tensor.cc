@@ -7,7 +7,6 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "torch_xla/csrc/ir/builder.h"
-#include "torch_xla/csrc/tensor/device_data.h"
 
 namespace torch_xla {
 namespace {
@@ -58,14 +57,9 @@ XlaTensor::~XlaTensor() {
 
 XlaTensorPtr XlaTensor::FromData(DataPtr data, int device) {
   auto tensor = std::make_shared<XlaTensor>(PrivateKey(), data->shape(), device);
-  if (data->kind() == DataKind::kDevice) {
-    // The first tensor to hold a buffer owns it for donation; sharers
-    // (clones, aliases) never take it over.
-    auto* device_data = static_cast<DeviceData*>(data.get());
-    if (device_data->owner_alias_id() < 0) {
-      device_data->set_owner_alias_id(tensor->alias_id());
-    }
-  }
+  // The first tensor to hold data owns it for donation; sharers (clones,
+  // aliases) never take it over.
+  if (data->owner_alias_id() < 0) data->set_owner_alias_id(tensor->alias_id());
   tensor->data_ = std::move(data);
   Register(tensor);
   return tensor;

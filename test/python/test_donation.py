@@ -1,0 +1,133 @@
+"""Buffer donation: in-place updates reuse their input buffers, explicit
+donors, clear errors after donation."""
+
+import pytest
+import torch
+
+import torch_xla
+import torch_xla.debug.metrics as met
+from torch_xla import _XLAC
+
+XLA = torch_xla.device()
+
+
+def aliased():
+  data = met.metric_data("InputOutputAliasCount")
+  return 0 if data is None else int(data[1])
+
+
+def test_in_place_updates_alias_their_buffers():
+  t1 = torch.randn(4, 4).to(XLA)
+  t2 = torch.randn(4, 4).to(XLA)
+  e1, e2 = t1.cpu() * 2, t2.cpu() + 2
+  torch_xla.sync()
+  met.clear_all()
+  t1 *= 2
+  t2 += 2
+  t3 = t1 + t2
+  torch_xla.sync()
+  assert aliased() == 2
+  torch.testing.assert_close(t3.cpu(), e1 + e2)
+  torch.testing.assert_close(t1.cpu(), e1)
+
+
+def test_alias_count_accumulates_over_syncs():
+  t = torch.zeros(8).to(XLA)
+  torch_xla.sync()
+  met.clear_all()
+  t += 1
+  torch_xla.sync()
+  assert aliased() == 1
+  t += 1
+  torch_xla.sync()
+  assert aliased() == 2
+  torch.testing.assert_close(t.cpu(), torch.full((8,), 2.0))
+
+
+def test_clone_sharing_the_buffer_blocks_donation():
+  t = torch.arange(6.0).to(XLA)
+  torch_xla.sync()
+  c = t.clone()
+  met.clear_all()
+  t += 1
+  torch_xla.sync()
+  assert aliased() == 0
+  torch.testing.assert_close(c.cpu(), torch.arange(6.0))
+  torch.testing.assert_close(t.cpu(), torch.arange(6.0) + 1)
+
+
+def test_index_copy_into_bf16_cache_aliases_once():
+  cache_cpu = torch.zeros(16, 8, dtype=torch.bfloat16)
+  cache = cache_cpu.to(XLA)
+  torch_xla.sync()
+  met.clear_all()
+  for step in range(10):
+    row = torch.full((1, 8), float(step + 1), dtype=torch.bfloat16)
+    index = torch.tensor([step])
+    cache_cpu.index_copy_(0, index, row)
+    cache.index_copy_(0, index.to(XLA), row.to(XLA))
+  torch_xla.sync()
+  assert aliased() == 1
+  torch.testing.assert_close(cache.cpu(), cache_cpu)
+
+
+@pytest.mark.parametrize("make_optimizer", [
+    lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9),
+    lambda p: torch.optim.AdamW(p, lr=0.01),
+],
+                         ids=["sgd", "adamw"])
+def test_optimizer_step_aliases_every_parameter_and_state(make_optimizer):
+  torch.manual_seed(0)
+  model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(),
+                              torch.nn.Linear(8, 2)).to(XLA)
+  optimizer = make_optimizer(model.parameters())
+  x = torch.randn(5, 4).to(XLA)
+
+  def step():
+    optimizer.zero_grad()
+    model(x).square().sum().backward()
+    optimizer.step()
+    torch_xla.sync()
+
+  step()  # creates the optimizer state
+  met.clear_all()
+  step()
+  params = list(model.parameters())
+  state_tensors = [
+      v for p in params for v in optimizer.state[p].values()
+      if isinstance(v, torch.Tensor) and v.device.type == "xla"
+  ]
+  assert aliased() == len(params) + len(state_tensors)
+
+
+def test_explicit_donor_is_deleted_and_reading_it_fails():
+  t = torch.randn(16).to(XLA)
+  expected = t.cpu() * 3
+  torch_xla.sync()
+  assert _XLAC._set_buffer_donation(t, True)
+  assert _XLAC._get_buffer_donation(t)
+  met.clear_all()
+  with torch_xla.alias_with_buffer_donor_config(True) as previous:
+    assert previous is False
+    out = t * 3
+    torch_xla.sync()
+  assert not _XLAC._xla_get_enable_alias_with_buffer_donor_config()
+  assert aliased() == 1
+  torch.testing.assert_close(out.cpu(), expected)
+  assert _XLAC._is_placecholder(t)
+  with pytest.raises(RuntimeError, match="donated"):
+    t.cpu()
+  with pytest.raises(RuntimeError, match="is deleted"):
+    _XLAC._get_tensors_handle([t])
+
+
+def test_config_off_keeps_the_mark_but_donates_nothing():
+  t = torch.randn(16).to(XLA)
+  torch_xla.sync()
+  _XLAC._set_buffer_donation(t, True)
+  met.clear_all()
+  out = t * 3
+  torch_xla.sync()
+  assert aliased() == 0
+  assert _XLAC._get_buffer_donation(t)
+  torch.testing.assert_close(out.cpu(), t.cpu() * 3)

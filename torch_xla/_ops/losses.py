@@ -1,0 +1,375 @@
+"""Losses: nll_loss (1d/2d/nd), mse, binary cross entropy (with and without
+logits), smooth L1 and Huber, forward and backward.
+
+cross_entropy, l1_loss and kl_div are composite in ATen: they arrive as
+log_softmax + nll_loss (or elementwise ops and reductions) and need no rule.
+
+nll_loss picks the target class with a one-hot mask (iota == target)
+instead of a gather: one fused compare/select/reduce that XLA handles well
+even for large vocabularies, and whose backward is the same mask. Eager
+raises for a target outside [0, C); here such a target (other than
+ignore_index) contributes 0 to the loss and its weight to nothing, because
+checking it would need the target's value on the host.
+
+Like the other families, bf16/f16 compute in f32 and round at the end.
+"""
+
+import math
+
+import torch
+
+from torch_xla import _ir
+from torch_xla._ops._common import (broadcast_shapes, code_of, literal,
+                                    scalar)
+from torch_xla._ops.reductions import acc_code
+from torch_xla._ops.registry import aten, op
+from torch_xla._tensor import wrap, xt_of
+
+S64 = _ir.S64
+_NONE, _MEAN, _SUM = 0, 1, 2
+_TYPE_NAMES = {
+    torch.float32: "Float", torch.float64: "Double", torch.bfloat16:
+        "BFloat16", torch.float16: "Half", torch.int32: "Int", torch.int16:
+            "Short", torch.int8: "Char", torch.bool: "Bool"
+}
+
+
+def _lit(value, code, like):
+  return literal(value, code, like.dims, like.device)
+
+
+def _acc_operands(*tensors):
+  """Handles in the accumulation type of the first tensor's dtype,
+  broadcast to one shape; and that dtype's code."""
+  code = code_of(tensors[0].dtype)
+  acc = acc_code(code)
+  values = [_ir.convert(xt_of(t), acc) for t in tensors]
+  shape = broadcast_shapes(*[v.dims for v in values])
+  return [_ir.broadcast_to(v, shape) for v in values], code
+
+
+def _reduce_loss(loss, reduction):
+  """none / mean / sum over every element of the (acc-typed) loss."""
+  if reduction == _NONE:
+    return loss
+  dims = list(range(len(loss.dims)))
+  total = _ir.reduce(loss, dims, "sum") if dims else loss
+  if reduction == _MEAN:
+    total = _ir.binary("divide", total,
+                       _lit(math.prod(loss.dims), total.dtype, total))
+  return total
+
+
+def _grad_scale(grad_output, reduction, like):
+  """The upstream gradient broadcast to `like`, divided by the element
+  count for mean."""
+  g = _ir.broadcast_to(_ir.convert(xt_of(grad_output), like.dtype), like.dims)
+  if reduction == _MEAN:
+    g = _ir.binary("divide", g, _lit(math.prod(like.dims), like.dtype, like))
+  return g
+
+
+def _check_reduction(name, reduction):
+  if reduction not in (_NONE, _MEAN, _SUM):
+    raise ValueError(f"{name}: reduction must be 0 (none), 1 (mean) or 2 "
+                     f"(sum), got {reduction}")
+
+
+# ---------------------------------------------------------------------------
+# nll_loss.
+
+
+def _nll_layout(name, x, target, weight):
+  """(class dim, dims of x that the target indexes) after shape checks."""
+  if x.dim() == 0:
+    raise ValueError(f"{name}: input tensor should have at least 1 dim, "
+                     "got a 0-d tensor")
+  cd = 0 if x.dim() == 1 else 1
+  expected = [s for i, s in enumerate(x.shape) if i != cd]
+  if list(target.shape) != expected:
+    if x.dim() >= 2 and target.dim() >= 1 and target.shape[0] != x.shape[0]:
+      raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match "
+                       f"target batch_size ({target.shape[0]}).")
+    raise RuntimeError(f"{name}: expected target of shape {expected} for "
+                       f"input of shape {list(x.shape)}, got "
+                       f"{list(target.shape)}")
+  if target.dtype not in (torch.int64, torch.uint8):
+    raise RuntimeError("expected target dtype to be Long or Byte, but got "
+                       f"{_TYPE_NAMES.get(target.dtype, target.dtype)}")
+  classes = x.shape[cd]
+  if weight is not None and weight.numel() != classes:
+    raise RuntimeError(
+        f"{name}: weight tensor should be defined either for all "
+        f"{classes} classes or no classes but got weight tensor of shape: "
+        f"{list(weight.shape)}")
+  return cd, [i for i in range(x.dim()) if i != cd]
+
+
+def _nll_mask_and_weight(x, target, weight, ignore_index, acc):
+  """(one-hot pred mask shaped like x, per-target weight shaped like
+  target, both in acc) for nll_loss forward and backward."""
+  cd, rest = _nll_layout("nll_loss", x, target, weight)
+  shape = list(x.shape)
+  device = x.device.index
+  t = _ir.convert(xt_of(target), S64)
+  onehot = _ir.compare(
+      _ir.broadcast_in_dim(t, shape, rest), _ir.iota(S64, shape, cd, device),
+      "EQ")
+  if weight is not None:
+    w = _ir.broadcast_in_dim(_ir.convert(xt_of(weight), acc), shape, [cd])
+  else:
+    w = literal(1, acc, shape, device)
+  w_t = _ir.reduce(_ir.select(onehot, w, _lit(0, acc, w)), [cd], "sum")
+  ignored = _ir.compare(t, scalar_like(ignore_index, t), "EQ")
+  w_t = _ir.select(ignored, _lit(0, acc, w_t), w_t)
+  return onehot, w_t, cd, rest
+
+
+def scalar_like(value, like):
+  """A scalar parameter of like's element type broadcast to its shape."""
+  return _ir.broadcast_to(scalar(value, like.dtype, like.device), like.dims)
+
+
+def _nll_forward(x, target, weight, reduction, ignore_index):
+  _check_reduction("nll_loss", reduction)
+  code = code_of(x.dtype)
+  acc = acc_code(code)
+  onehot, w_t, cd, _ = _nll_mask_and_weight(x, target, weight, ignore_index,
+                                            acc)
+  v = _ir.convert(xt_of(x), acc)
+  picked = _ir.reduce(_ir.select(onehot, v, _lit(0, acc, v)), [cd], "sum")
+  loss = _ir.unary("negate", _ir.binary("multiply", picked, w_t))
+  if reduction == _NONE:
+    total_weight = literal(0, code, [], x.device.index)
+    return wrap(_ir.convert(loss, code)), wrap(total_weight)
+  dims = list(range(len(loss.dims)))
+  total = _ir.reduce(loss, dims, "sum") if dims else loss
+  total_weight = _ir.reduce(w_t, dims, "sum") if dims else w_t
+  if reduction == _MEAN:
+    total = _ir.binary("divide", total, total_weight)
+  return wrap(_ir.convert(total, code)), wrap(_ir.convert(total_weight, code))
+
+
+def _nll_backward(grad_output, x, target, weight, reduction, ignore_index,
+                  total_weight):
+  _check_reduction("nll_loss_backward", reduction)
+  code = code_of(x.dtype)
+  acc = acc_code(code)
+  onehot, w_t, _, rest = _nll_mask_and_weight(x, target, weight,
+                                              ignore_index, acc)
+  g = _ir.broadcast_to(_ir.convert(xt_of(grad_output), acc), w_t.dims)
+  if reduction == _MEAN:
+    tw = _ir.broadcast_to(_ir.convert(xt_of(total_weight), acc), w_t.dims)
+    g = _ir.binary("divide", g, tw)
+  coef = _ir.unary("negate", _ir.binary("multiply", w_t, g))
+  shape = list(x.shape)
+  grad = _ir.select(onehot, _ir.broadcast_in_dim(coef, shape, rest),
+                    literal(0, acc, shape, x.device.index))
+  return wrap(_ir.convert(grad, code))
+
+
+@op(aten.nll_loss_forward.default)
+def nll_loss_forward(x, target, weight, reduction, ignore_index):
+  if x.dim() > 2:
+    raise ValueError(f"nll_loss: input tensor should be 1D or 2D, got "
+                     f"{list(x.shape)}")
+  return _nll_forward(x, target, weight, reduction, ignore_index)
+
+
+@op(aten.nll_loss2d_forward.default)
+def nll_loss2d_forward(x, target, weight, reduction, ignore_index):
+  if x.dim() != 4:
+    raise ValueError(f"nll_loss2d: input tensor should be 4D, got "
+                     f"{list(x.shape)}")
+  return _nll_forward(x, target, weight, reduction, ignore_index)
+
+
+@op(aten.nll_loss_backward.default, aten.nll_loss2d_backward.default)
+def nll_loss_backward(grad_output, x, target, weight, reduction, ignore_index,
+                      total_weight):
+  return _nll_backward(grad_output, x, target, weight, reduction,
+                       ignore_index, total_weight)
+
+
+# ---------------------------------------------------------------------------
+# mse, smooth L1, Huber.
+
+
+@op(aten.mse_loss.default)
+def mse_loss(x, target, reduction=_MEAN):
+  _check_reduction("mse_loss", reduction)
+  (v, t), code = _acc_operands(x, target)
+  d = _ir.binary("subtract", v, t)
+  return wrap(
+      _ir.convert(_reduce_loss(_ir.binary("multiply", d, d), reduction), code))
+
+
+@op(aten.mse_loss_backward.default)
+def mse_loss_backward(grad_output, x, target, reduction):
+  (v, t), code = _acc_operands(x, target)
+  d = _ir.binary("subtract", v, t)
+  two_d = _ir.binary("multiply", _lit(2, d.dtype, d), d)
+  return wrap(
+      _ir.convert(
+          _ir.binary("multiply", two_d, _grad_scale(grad_output, reduction,
+                                                    d)), code))
+
+
+def _abs_diff(x, target):
+  (v, t), code = _acc_operands(x, target)
+  d = _ir.binary("subtract", v, t)
+  return d, _ir.unary("abs", d), code
+
+
+@op(aten.smooth_l1_loss.default)
+def smooth_l1_loss(x, target, reduction=_MEAN, beta=1.0):
+  _check_reduction("smooth_l1_loss", reduction)
+  if beta < 0:
+    raise RuntimeError("smooth_l1_loss does not support negative values "
+                       "for beta.")
+  d, a, code = _abs_diff(x, target)
+  if beta == 0:
+    return wrap(_ir.convert(_reduce_loss(a, reduction), code))
+  beta_ = scalar_like(beta, a)
+  half = _lit(0.5, a.dtype, a)
+  quadratic = _ir.binary(
+      "divide", _ir.binary("multiply", half, _ir.binary("multiply", a, a)),
+      beta_)
+  linear = _ir.binary("subtract", a, _ir.binary("multiply", half, beta_))
+  loss = _ir.select(_ir.compare(a, beta_, "LT"), quadratic, linear)
+  return wrap(_ir.convert(_reduce_loss(loss, reduction), code))
+
+
+@op(aten.smooth_l1_loss_backward.default)
+def smooth_l1_loss_backward(grad_output, x, target, reduction, beta):
+  d, a, code = _abs_diff(x, target)
+  sign = _ir.unary("sign", d)
+  if beta == 0:
+    grad = sign
+  else:
+    beta_ = scalar_like(beta, d)
+    grad = _ir.select(
+        _ir.compare(a, beta_, "LT"), _ir.binary("divide", d, beta_), sign)
+  return wrap(
+      _ir.convert(
+          _ir.binary("multiply", grad, _grad_scale(grad_output, reduction,
+                                                   d)), code))
+
+
+@op(aten.huber_loss.default)
+def huber_loss(x, target, reduction=_MEAN, delta=1.0):
+  _check_reduction("huber_loss", reduction)
+  if delta <= 0:
+    raise RuntimeError("huber_loss does not support non-positive values for "
+                       "delta.")
+  d, a, code = _abs_diff(x, target)
+  delta_ = scalar_like(delta, a)
+  half = _lit(0.5, a.dtype, a)
+  quadratic = _ir.binary("multiply", half, _ir.binary("multiply", a, a))
+  linear = _ir.binary(
+      "multiply", delta_,
+      _ir.binary("subtract", a, _ir.binary("multiply", half, delta_)))
+  loss = _ir.select(_ir.compare(a, delta_, "LT"), quadratic, linear)
+  return wrap(_ir.convert(_reduce_loss(loss, reduction), code))
+
+
+@op(aten.huber_loss_backward.default)
+def huber_loss_backward(grad_output, x, target, reduction, delta):
+  d, a, code = _abs_diff(x, target)
+  delta_ = scalar_like(delta, d)
+  grad = _ir.select(
+      _ir.compare(a, delta_, "LT"), d,
+      _ir.binary("multiply", delta_, _ir.unary("sign", d)))
+  return wrap(
+      _ir.convert(
+          _ir.binary("multiply", grad, _grad_scale(grad_output, reduction,
+                                                   d)), code))
+
+
+# ---------------------------------------------------------------------------
+# Binary cross entropy.
+
+
+def _log_sigmoid(v):
+  """log(sigmoid(v)) = min(v, 0) - log1p(exp(-|v|)), stable for any v."""
+  zero = _lit(0, v.dtype, v)
+  return _ir.binary(
+      "subtract", _ir.binary("minimum", v, zero),
+      _ir.unary("log_plus_one",
+                _ir.unary("exponential", _ir.unary("negate",
+                                                   _ir.unary("abs", v)))))
+
+
+@op(aten.binary_cross_entropy_with_logits.default)
+def binary_cross_entropy_with_logits(x, target, weight=None, pos_weight=None,
+                                     reduction=_MEAN):
+  """(1 - t) x - (1 + (pos_weight - 1) t) log_sigmoid(x), times weight."""
+  _check_reduction("binary_cross_entropy_with_logits", reduction)
+  extra = [p for p in (weight, pos_weight) if p is not None]
+  values, code = _acc_operands(x, target, *extra)
+  v, t = values[0], values[1]
+  one = _lit(1, v.dtype, v)
+  log_sig = _log_sigmoid(v)
+  if pos_weight is not None:
+    pw = values[-1]
+    log_weight = _ir.binary(
+        "add", one,
+        _ir.binary("multiply", _ir.binary("subtract", pw, one), t))
+    log_sig = _ir.binary("multiply", log_weight, log_sig)
+  loss = _ir.binary("subtract",
+                    _ir.binary("multiply", _ir.binary("subtract", one, t), v),
+                    log_sig)
+  if weight is not None:
+    loss = _ir.binary("multiply", loss, values[2])
+  return wrap(_ir.convert(_reduce_loss(loss, reduction), code))
+
+
+_BCE_LOG_FLOOR = -100.0  # eager clamps log(p) at -100
+_BCE_EPSILON = 1e-12  # eager's floor for p (1 - p) in the backward
+
+
+@op(aten.binary_cross_entropy.default)
+def binary_cross_entropy(x, target, weight=None, reduction=_MEAN):
+  """-w (t log(p) + (1 - t) log(1 - p)), logs clamped at -100 like eager."""
+  _check_reduction("binary_cross_entropy", reduction)
+  if list(x.shape) != list(target.shape):
+    raise ValueError(
+        f"Using a target size ({target.shape}) that is different to the "
+        f"input size ({x.shape}) is deprecated. Please ensure they have the "
+        "same size.")
+  extra = [weight] if weight is not None else []
+  values, code = _acc_operands(x, target, *extra)
+  v, t = values[0], values[1]
+  one = _lit(1, v.dtype, v)
+  floor = _lit(_BCE_LOG_FLOOR, v.dtype, v)
+  log_p = _ir.binary("maximum", _ir.unary("log", v), floor)
+  log_q = _ir.binary("maximum",
+                     _ir.unary("log", _ir.binary("subtract", one, v)), floor)
+  loss = _ir.unary(
+      "negate",
+      _ir.binary(
+          "add", _ir.binary("multiply", t, log_p),
+          _ir.binary("multiply", _ir.binary("subtract", one, t), log_q)))
+  if weight is not None:
+    loss = _ir.binary("multiply", loss, values[2])
+  return wrap(_ir.convert(_reduce_loss(loss, reduction), code))
+
+
+@op(aten.binary_cross_entropy_backward.default)
+def binary_cross_entropy_backward(grad_output, x, target, weight=None,
+                                  reduction=_MEAN):
+  """g w (p - t) / max(p (1 - p), 1e-12)."""
+  extra = [weight] if weight is not None else []
+  values, code = _acc_operands(x, target, *extra)
+  v, t = values[0], values[1]
+  one = _lit(1, v.dtype, v)
+  denominator = _ir.binary(
+      "maximum", _ir.binary("multiply", _ir.binary("subtract", one, v), v),
+      _lit(_BCE_EPSILON, v.dtype, v))
+  grad = _ir.binary("divide", _ir.binary("subtract", v, t), denominator)
+  if weight is not None:
+    grad = _ir.binary("multiply", grad, values[2])
+  return wrap(
+      _ir.convert(
+          _ir.binary("multiply", grad, _grad_scale(grad_output, reduction,
+                                                   v)), code))

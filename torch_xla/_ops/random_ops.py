@@ -1,0 +1,486 @@
+"""Random numbers generated on the device: uniform_, normal_, bernoulli,
+random_, exponential_, dropout, randperm.
+
+High level design
+-----------------
+Every random op draws a fresh 63-bit seed from PyTorch's CPU generator (the
+`generator` argument, else the default one), so `torch.manual_seed(s)` makes
+'xla' randomness reproducible. The seed enters the graph as a scalar
+*parameter* (not a literal): a new seed changes no IR, so steps with dropout
+hit the compile cache, and nothing is transferred while tracing (the seed is
+sent with the other parameters when the graph runs). On the device the seed
+becomes the u64[2] state [seed, STREAM] of `rng_bit_generator` (THREE_FRY,
+the same algorithm on every backend), whose bits are mapped to values:
+
+  uniform [0, 1)  the mantissa trick: random mantissa bits under the
+                  exponent of 1.0 give a float in [1, 2); subtract 1. Only
+                  as many bits as the target dtype's mantissa are used, so
+                  the value is exact in bf16/f16 too (computed in f32).
+  normal          Box-Muller on pairs of uniforms (both the cos and the sin
+                  branch are used).
+  integers        64 random bits modulo the range (bias <= range / 2^64).
+  permutations    random 32-bit keys packed over the index into u64 and
+                  sorted with a bitonic network (min/max over reshapes).
+
+User values (bounds, p, mean, std, lambda) are scalar parameters too, so
+changing them does not recompile.
+"""
+
+import math
+
+import torch
+
+from torch_xla import _XLAC, _ir
+from torch_xla._ops._common import code_of, literal, scalar
+from torch_xla._ops.registry import aten, op
+from torch_xla._tensor import commit, wrap, xt_of
+
+# Second word of the generator state; any constant works (the seed varies).
+_STREAM = 0x5851F42D4C957F2D
+_MANTISSA_BITS = {_ir.F64: 52, _ir.F32: 23, _ir.BF16: 7, _ir.F16: 10}
+# Eager's `digits` per float dtype: random_() without bounds draws from
+# [0, 2^digits].
+_DIGITS = {_ir.F64: 53, _ir.F32: 24, _ir.BF16: 8, _ir.F16: 11}
+_INT_RANGE = {
+    _ir.S64: (-(1 << 63), (1 << 63) - 1),
+    _ir.S32: (-(1 << 31), (1 << 31) - 1),
+    _ir.S16: (-(1 << 15), (1 << 15) - 1),
+    _ir.S8: (-(1 << 7), (1 << 7) - 1),
+    _ir.U8: (0, 255),
+    _ir.U32: (0, (1 << 32) - 1),
+    _ir.U64: (0, (1 << 64) - 1),
+    _ir.PRED: (0, 1),
+}
+_TYPE_NAMES = {
+    _ir.S64: "int64_t", _ir.S32: "int", _ir.S16: "short",
+    _ir.S8: "signed char", _ir.U8: "unsigned char", _ir.PRED: "bool",
+    _ir.F32: "float", _ir.F64: "double", _ir.BF16: "c10::BFloat16",
+    _ir.F16: "c10::Half"
+}
+
+_seed_buffer = torch.empty((), dtype=torch.int64)
+
+
+def draw_seed(generator=None) -> int:
+  """A fresh seed from the CPU generator (PyTorch's default one unless a
+  generator is given)."""
+  if generator is not None and generator.device.type != "cpu":
+    raise RuntimeError(
+        f"random ops on 'xla' take a CPU torch.Generator (seeds come from "
+        f"it), got a generator on {generator.device}")
+  _seed_buffer.random_(generator=generator)
+  return int(_seed_buffer)
+
+
+def random_bits(shape, code, device, generator=None):
+  """A handle of random u32 or u64 `code` bits of `shape`."""
+  # Not _common.scalar: that cache is for values that repeat; every seed
+  # is new. It is still a parameter, never a literal.
+  seed = _XLAC._tensor_scalar_int(draw_seed(generator), _ir.U64, device)
+  state = _ir.concatenate(
+      [_ir.reshape(seed, [1]), literal(_STREAM, _ir.U64, [1], device)], 0)
+  _, bits = _ir._op_multi(_ir.K["rng_bit_generator"], [state], {
+      "dtype": _ir.DT[code],
+      "dims": list(shape),
+      "algorithm": "THREE_FRY"
+  })
+  return bits
+
+
+def _compute_code(code):
+  """Floats are generated in f64 for f64 tensors, else in f32."""
+  return _ir.F64 if code == _ir.F64 else _ir.F32
+
+
+def uniform01(shape, target, device, generator=None):
+  """A handle in [0, 1) of `shape`, of element type _compute_code(target),
+  whose values are exact in the float type `target`."""
+  if target == _ir.F64:
+    bits_code, one_bits, width, mantissa = _ir.U64, 0x3FF0000000000000, 64, 52
+  else:
+    bits_code, one_bits, width, mantissa = _ir.U32, 0x3F800000, 32, 23
+  keep = _MANTISSA_BITS.get(target, mantissa)
+  bits = random_bits(shape, bits_code, device, generator)
+  bits = _ir.binary("shift_right_logical", bits,
+                    literal(width - keep, bits_code, shape, device))
+  if keep != mantissa:
+    bits = _ir.binary("shift_left", bits,
+                      literal(mantissa - keep, bits_code, shape, device))
+  bits = _ir.binary("or", bits, literal(one_bits, bits_code, shape, device))
+  code = _compute_code(target)
+  value = _ir._op(_ir.K["bitcast_convert"], [bits], {"dtype": _ir.DT[code]})
+  return _ir.binary("subtract", value, literal(1, code, shape, device))
+
+
+def _normal01(shape, target, device, generator=None):
+  """Standard normal values (Box-Muller) in _compute_code(target), from
+  uniforms at the compute type's full resolution."""
+  code = _compute_code(target)
+  n = 1
+  for d in shape:
+    n *= d
+  half = (n + 1) // 2
+  u = uniform01([2, half], code, device, generator)
+  u1 = _ir.reshape(_ir.slice_(u, [0, 0], [1, half]), [half])
+  u2 = _ir.reshape(_ir.slice_(u, [1, 0], [2, half]), [half])
+
+  def lit(v):
+    return literal(v, code, [half], device)
+
+  # 1 - u1 is in (0, 1]: the log is finite.
+  radius = _ir.unary(
+      "sqrt",
+      _ir.binary("multiply", lit(-2.0),
+                 _ir.unary("log", _ir.binary("subtract", lit(1.0), u1))))
+  theta = _ir.binary("multiply", lit(2 * math.pi), u2)
+  z = _ir.concatenate([
+      _ir.binary("multiply", radius, _ir.unary("cosine", theta)),
+      _ir.binary("multiply", radius, _ir.unary("sine", theta))
+  ], 0)
+  if 2 * half != n:
+    z = _ir.slice_(z, [0], [n])
+  return _ir.reshape(z, list(shape))
+
+
+def _float_code(name, x):
+  code = code_of(x.dtype)
+  if code not in _ir.FLOAT_CODES:
+    raise NotImplementedError(
+        f"\"{name}\" not implemented for '{_dtype_name(x.dtype)}'")
+  return code
+
+
+def _dtype_name(dtype):
+  return {torch.int64: "Long", torch.int32: "Int", torch.int16: "Short",
+          torch.int8: "Char", torch.uint8: "Byte", torch.bool: "Bool"}.get(
+              dtype, str(dtype))
+
+
+def _param(value, code, shape, device):
+  """A user value as a scalar parameter broadcast to `shape`."""
+  return _ir.broadcast_to(scalar(value, code, device), list(shape))
+
+
+def _empty_result(x):
+  return x.numel() == 0
+
+
+@op(aten.uniform_.default)
+def uniform_(x, from_=0.0, to=1.0, generator=None):
+  code = _float_code("check_uniform_bounds", x)
+  if from_ > to:
+    raise RuntimeError(f"uniform_ expects to return a [from, to) range, but "
+                       f"found from={from_} > to={to}")
+  if _empty_result(x):
+    return x
+  shape, device = list(x.shape), x.device.index
+  u = uniform01(shape, code, device, generator)
+  cc = u.dtype
+  if from_ != 0.0 or to != 1.0:
+    u = _ir.binary(
+        "add",
+        _ir.binary("multiply", u, _param(to - from_, cc, shape, device)),
+        _param(from_, cc, shape, device))
+  return commit(x, _ir.convert(u, code))
+
+
+@op(aten.normal_.default)
+def normal_(x, mean=0.0, std=1.0, generator=None):
+  code = _float_code("normal_kernel_cpu", x)
+  if std < 0:
+    raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+  if _empty_result(x):
+    return x
+  shape, device = list(x.shape), x.device.index
+  z = _normal01(shape, code, device, generator)
+  cc = z.dtype
+  if std != 1.0:
+    z = _ir.binary("multiply", z, _param(std, cc, shape, device))
+  if mean != 0.0:
+    z = _ir.binary("add", z, _param(mean, cc, shape, device))
+  return commit(x, _ir.convert(z, code))
+
+
+@op(aten.exponential_.default)
+def exponential_(x, lambd=1.0, generator=None):
+  code = _float_code("exponential_cpu", x)
+  if not lambd > 0:
+    raise RuntimeError(
+        f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+  if _empty_result(x):
+    return x
+  shape, device = list(x.shape), x.device.index
+  u = uniform01(shape, _compute_code(code), device, generator)
+  cc = u.dtype
+  # -log(1 - u) / lambda, finite because 1 - u is in (0, 1].
+  value = _ir.unary("negate", _ir.unary("log_plus_one", _ir.unary("negate",
+                                                                  u)))
+  value = _ir.binary("divide", value, _param(lambd, cc, shape, device))
+  return commit(x, _ir.convert(value, code))
+
+
+def _bernoulli_value(x, p, generator, name):
+  """u < p as x's dtype; p a float or a tensor broadcastable to x."""
+  shape, device = list(x.shape), x.device.index
+  code = code_of(x.dtype)
+  target = code if code in _ir.FLOAT_CODES else _ir.F32
+  if isinstance(p, torch.Tensor):
+    if p.device.type != "xla":
+      p = p.to(x.device)
+    if p.is_floating_point():
+      target = code_of(p.dtype)  # compare at p's resolution
+    pv = _ir.convert(xt_of(p), _compute_code(target))
+    try:
+      pv = _ir.broadcast_to(pv, shape)
+    except RuntimeError:
+      raise RuntimeError(
+          f"{name}: p of shape {list(p.shape)} is not broadcastable to the "
+          f"tensor's shape {shape}") from None
+  else:
+    if not 0 <= p <= 1:
+      raise RuntimeError(
+          f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+    pv = _param(float(p), _compute_code(target), shape, device)
+  u = uniform01(shape, _compute_code(target), device, generator)
+  return _ir.convert(_ir.compare(u, pv, "LT"), code)
+
+
+@op(aten.bernoulli_.float)
+def bernoulli_float_(x, p=0.5, generator=None):
+  if _empty_result(x):
+    return x
+  return commit(x, _bernoulli_value(x, p, generator, "bernoulli_"))
+
+
+@op(aten.bernoulli_.Tensor)
+def bernoulli_tensor_(x, p, generator=None):
+  if _empty_result(x):
+    return x
+  return commit(x, _bernoulli_value(x, p, generator, "bernoulli_"))
+
+
+@op(aten.bernoulli.p)
+def bernoulli_p(x, p=0.5, generator=None):
+  if _empty_result(x):
+    return wrap(_XLAC._clone(xt_of(x)))
+  return wrap(_bernoulli_value(x, p, generator, "bernoulli"))
+
+
+@op(aten.bernoulli.default)
+def bernoulli(x, generator=None):
+  """Each element of x is its own probability."""
+  _float_code("bernoulli_tensor_cpu_p_", x)
+  if _empty_result(x):
+    return wrap(_XLAC._clone(xt_of(x)))
+  return wrap(_bernoulli_value(x, x, generator, "bernoulli"))
+
+
+def _random_range(x, from_, to):
+  """[from, to) as Python ints after eager's checks; to None means the
+  largest value of x's dtype (2^digits for floats)."""
+  code = code_of(x.dtype)
+  if code in _ir.FLOAT_CODES:
+    low, high = -(1 << _DIGITS[code]), 1 << _DIGITS[code]
+  else:
+    low, high = _INT_RANGE[code]
+  name = _TYPE_NAMES.get(code, str(x.dtype))
+  if to is None:
+    to = high + 1
+  elif from_ >= to:
+    raise RuntimeError(f"random_ expects 'from' to be less than 'to', but "
+                       f"got from={from_} >= to={to}")
+  if from_ < low or from_ > high:
+    raise RuntimeError(f"from is out of bounds for {name}")
+  if to - 1 < low or to - 1 > high:
+    raise RuntimeError(f"to - 1 is out of bounds for {name}")
+  return code, from_, to
+
+
+def _random_value(x, from_, to, generator):
+  code, from_, to = _random_range(x, from_, to)
+  shape, device = list(x.shape), x.device.index
+  span = to - from_  # in [1, 2^64]
+  bits = random_bits(shape, _ir.U64, device, generator)
+  if span < (1 << 64):
+    # The span and the start are parameters: new bounds do not recompile.
+    span_param = _wrap_int64(span)
+    bits = _ir.binary("remainder", bits,
+                      _param(span_param, _ir.U64, shape, device))
+  value = _ir.convert(bits, _ir.S64)  # wraps for values >= 2^63
+  value = _ir.binary("add", value, _param(from_, _ir.S64, shape, device))
+  return _ir.convert(value, code)
+
+
+def _wrap_int64(value):
+  """An integer in [0, 2^64) as the int64 with the same bits."""
+  return value - (1 << 64) if value >= (1 << 63) else value
+
+
+@op(getattr(aten.random_, "from"))
+def random_from(x, from_, to=None, generator=None):
+  if _empty_result(x):
+    return x
+  return commit(x, _random_value(x, from_, to, generator))
+
+
+@op(aten.random_.to)
+def random_to(x, to, generator=None):
+  if _empty_result(x):
+    return x
+  return commit(x, _random_value(x, 0, to, generator))
+
+
+@op(aten.random_.default)
+def random_(x, generator=None):
+  if _empty_result(x):
+    return x
+  code = code_of(x.dtype)
+  if code in _ir.FLOAT_CODES:
+    to = (1 << _DIGITS[code]) + 1
+  else:
+    to = _INT_RANGE[code][1] + 1
+  return commit(x, _random_value(x, 0, to, generator))
+
+
+@op(aten.native_dropout.default)
+def native_dropout(x, p, train):
+  """(x * mask / (1 - p), mask) with mask ~ bernoulli(1 - p), like eager."""
+  v = xt_of(x)
+  shape, device = list(x.shape), x.device.index
+  if train is not None and not train or _empty_result(x):
+    return (wrap(_XLAC._clone(v)),
+            wrap(literal(True, _ir.PRED, shape, device)))
+  code = code_of(x.dtype)
+  if code not in _ir.FLOAT_CODES:
+    raise RuntimeError(f"native_dropout: expected a floating point input, "
+                       f"got {x.dtype}")
+  keep_probability = 1.0 - p
+  u = uniform01(shape, _compute_code(code), device)
+  cc = u.dtype
+  mask = _ir.compare(u, _param(keep_probability, cc, shape, device), "LT")
+  scale = 0.0 if keep_probability == 0 else 1.0 / keep_probability
+  out = _ir.binary("multiply", v, _ir.convert(mask, code))
+  out = _ir.binary("multiply", out, _param(scale, code, shape, device))
+  return wrap(out), wrap(mask)
+
+
+@op(aten.native_dropout_backward.default)
+def native_dropout_backward(grad, mask, scale):
+  g = xt_of(grad)
+  code = g.dtype
+  shape, device = list(grad.shape), grad.device.index
+  m = _ir.binary("multiply", _ir.convert(xt_of(mask), code),
+                 _param(scale, code, shape, device))
+  return wrap(_ir.binary("multiply", g, m))
+
+
+def _like(name, x, dtype, device, fill):
+  """A new tensor shaped like x, filled in place by `fill(tensor)`."""
+  dtype = dtype or x.dtype
+  if device is not None and torch.device(device).type != "xla":
+    return fill(torch.empty(tuple(x.shape), dtype=dtype, device=device))
+  index = x.device.index if device is None else (
+      torch.device(device).index or 0)
+  return fill(wrap(literal(0, code_of(dtype), list(x.shape), index)))
+
+
+@op(aten.rand_like.default, aten.rand_like.generator)
+def rand_like(x, *, generator=None, dtype=None, layout=None, device=None,
+              pin_memory=None, memory_format=None):
+  return _like("rand_like", x, dtype, device,
+               lambda t: t.uniform_(generator=generator))
+
+
+@op(aten.randn_like.default, aten.randn_like.generator)
+def randn_like(x, *, generator=None, dtype=None, layout=None, device=None,
+               pin_memory=None, memory_format=None):
+  return _like("randn_like", x, dtype, device,
+               lambda t: t.normal_(generator=generator))
+
+
+@op(aten.randint_like.default, aten.randint_like.generator,
+    aten.randint_like.Tensor, aten.randint_like.Tensor_generator)
+def randint_like(x, high, *, generator=None, dtype=None, layout=None,
+                 device=None, pin_memory=None, memory_format=None):
+  if isinstance(high, torch.Tensor):
+    high = int(high.item())
+  return _like("randint_like", x, dtype, device,
+               lambda t: t.random_(0, high, generator=generator))
+
+
+@op(aten.randint_like.low_dtype, aten.randint_like.low_generator_dtype)
+def randint_like_low(x, low, high, *, generator=None, dtype=None,
+                     layout=None, device=None, pin_memory=None,
+                     memory_format=None):
+  return _like("randint_like", x, dtype, device,
+               lambda t: t.random_(low, high, generator=generator))
+
+
+def _bitonic_sort(x):
+  """Sorts a 1-d u64 handle whose length is a power of two, ascending.
+
+  Each stage is elementwise min/max between the two halves of reshaped
+  blocks: the first step of a stage compares each element with its mirror
+  in a block of `size`, later steps with the element `j` away.
+  """
+  n = x.dims[0]
+
+  def halves(v, blocks, width):
+    v = _ir.reshape(v, [blocks, 2, width])
+    a = _ir.reshape(_ir.slice_(v, [0, 0, 0], [blocks, 1, width]),
+                    [blocks, 1, width])
+    b = _ir.reshape(_ir.slice_(v, [0, 1, 0], [blocks, 2, width]),
+                    [blocks, 1, width])
+    return a, b
+
+  size = 2
+  while size <= n:
+    a, b = halves(x, n // size, size // 2)
+    b = _ir.reverse(b, [2])
+    lo, hi = _ir.binary("minimum", a, b), _ir.binary("maximum", a, b)
+    x = _ir.reshape(_ir.concatenate([lo, _ir.reverse(hi, [2])], 1), [n])
+    j = size // 4
+    while j >= 1:
+      a, b = halves(x, n // (2 * j), j)
+      lo, hi = _ir.binary("minimum", a, b), _ir.binary("maximum", a, b)
+      x = _ir.reshape(_ir.concatenate([lo, hi], 1), [n])
+      j //= 2
+    size *= 2
+  return x
+
+
+def randperm_value(n, code, device, generator=None):
+  """A handle holding a random permutation of range(n) as `code`.
+
+  Cost: O(n log^2 n) compare-exchanges in O(log^2 n) graph steps.
+  """
+  if n < 0:
+    raise RuntimeError(f"n must be non-negative, got{n}")
+  if n >= 1 << 32:
+    raise RuntimeError(f"randperm: n={n} is too large for 'xla' (at most "
+                       f"2^32 - 1)")
+  if n <= 1:
+    return _ir.convert(_ir.iota(_ir.S64, [n], 0, device), code)
+  size = 1 << (n - 1).bit_length()
+  keys = _ir.convert(random_bits([n], _ir.U32, device, generator), _ir.U64)
+  packed = _ir.binary(
+      "or", _ir.binary("shift_left", keys, literal(32, _ir.U64, [n], device)),
+      _ir.iota(_ir.U64, [n], 0, device))
+  if size != n:
+    top = _ir.unary("not", literal(0, _ir.U64, (), device))
+    packed = _ir.pad(packed, top, [0], [size - n])
+  ordered = _ir.slice_(_bitonic_sort(packed), [0], [n])
+  index = _ir.binary("and", ordered,
+                     literal(0xFFFFFFFF, _ir.U64, [n], device))
+  return _ir.convert(index, code)
+
+
+@op(aten.randperm.generator_out)
+def randperm_generator_out(n, generator=None, out=None):
+  value = randperm_value(n, code_of(out.dtype), out.device.index, generator)
+  return commit(out, value)
+
+
+@op(aten.randperm.out)
+def randperm_out(n, out):
+  return randperm_generator_out(n, None, out=out)

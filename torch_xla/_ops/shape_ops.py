@@ -1,0 +1,584 @@
+"""Shape ops that copy (not views): cat, stack, flip, roll, repeat, tril and
+triu, padding, the *_scatter ops and view backwards, factories.
+
+Results are new tensors: nothing here aliases its input. Numbers that come
+from the user (fill values, arange bounds, the tril/triu diagonal) are scalar
+parameters (_common.scalar), so changing them between steps never
+recompiles; sizes, offsets and pads shape the output and are static.
+"""
+
+import math
+
+import torch
+
+from torch_xla import _XLAC, _ir
+from torch_xla._ops import views
+from torch_xla._ops._common import (canonical_dim, check_same_device, code_of,
+                                    literal, scalar)
+from torch_xla._ops.registry import aten, op
+from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
+
+# Concatenation.
+
+
+def _promoted(tensors):
+  dtype = tensors[0].dtype
+  for t in tensors[1:]:
+    if t.dtype != dtype:
+      dtype = torch.promote_types(dtype, t.dtype)
+  return dtype
+
+
+@op(aten.cat.default)
+def cat(tensors, dim=0):
+  tensors = list(tensors)
+  if not tensors:
+    raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+  check_same_device("torch.cat()", *tensors)
+  for i, t in enumerate(tensors):
+    if t.dim() == 0:
+      raise RuntimeError(
+          f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+  code = code_of(_promoted(tensors))  # legacy empty tensors promote too
+  # Legacy: 1-d empty tensors are skipped whatever the others' shapes.
+  parts = [(i, t) for i, t in enumerate(tensors)
+           if not (t.dim() == 1 and t.shape[0] == 0)]
+  if not parts:
+    return wrap(literal(0, code, [0], tensors[0].device.index))
+  ref = parts[0][1]
+  rank = ref.dim()
+  d = canonical_dim(dim, rank)
+  for i, t in parts[1:]:
+    if t.dim() != rank:
+      raise RuntimeError(f"Tensors must have same number of dimensions: got "
+                         f"{rank} and {t.dim()}")
+    for j in range(rank):
+      if j != d and t.shape[j] != ref.shape[j]:
+        raise RuntimeError(
+            f"Sizes of tensors must match except in dimension {d}. Expected "
+            f"size {ref.shape[j]} but got size {t.shape[j]} for tensor "
+            f"number {i} in the list.")
+  values = [_ir.convert(xt_of(t), code) for _, t in parts]
+  if len(values) == 1:
+    return wrap(_XLAC._clone(values[0]))
+  return wrap(_ir.concatenate(values, d))
+
+
+@op(aten.stack.default)
+def stack(tensors, dim=0):
+  tensors = list(tensors)
+  if not tensors:
+    raise RuntimeError("stack expects a non-empty TensorList")
+  shape = list(tensors[0].shape)
+  for i, t in enumerate(tensors[1:], 1):
+    if list(t.shape) != shape:
+      raise RuntimeError(
+          f"stack expects each tensor to be equal size, but got {shape} at "
+          f"entry 0 and {list(t.shape)} at entry {i}")
+  check_same_device("stack", *tensors)
+  d = canonical_dim(dim, len(shape) + 1)
+  code = code_of(_promoted(tensors))
+  new_shape = shape[:d] + [1] + shape[d:]
+  values = [
+      _ir.reshape(_ir.convert(xt_of(t), code), new_shape) for t in tensors
+  ]
+  if len(values) == 1:
+    return wrap(_XLAC._clone(values[0]))
+  return wrap(_ir.concatenate(values, d))
+
+
+# Reordering and tiling.
+
+
+@op(aten.flip.default)
+def flip(x, dims):
+  rank = x.dim()
+  ds = [canonical_dim(d, rank) for d in dims]
+  for d in ds:
+    if ds.count(d) > 1:
+      raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+  v = xt_of(x)
+  return wrap(_ir.reverse(v, ds) if ds and rank else _XLAC._clone(v))
+
+
+def _roll_dim(v, shift, d):
+  n = v.dims[d]
+  if n == 0:
+    return v
+  shift %= n
+  if shift == 0:
+    return v
+  return _ir.concatenate([
+      views.slice_value(v, d, n - shift, n, 1),
+      views.slice_value(v, d, 0, n - shift, 1)
+  ], d)
+
+
+@op(aten.roll.default)
+def roll(x, shifts, dims=()):
+  shifts, dims = list(shifts), list(dims)
+  v = xt_of(x)
+  if not dims:
+    if len(shifts) != 1:
+      raise RuntimeError(f"shifts and dimensions must align. shifts: "
+                         f"{len(shifts)}, dims:0")
+    shape = list(x.shape)
+    flat = _roll_dim(_ir.reshape(v, [x.numel()]), shifts[0], 0)
+    return wrap(_XLAC._clone(_ir.reshape(flat, shape)))
+  if len(shifts) != len(dims):
+    raise RuntimeError(f"shifts and dimensions must align. shifts: "
+                       f"{len(shifts)}, dims:{len(dims)}")
+  rank = x.dim()
+  for s, d in zip(shifts, dims):
+    v = _roll_dim(v, s, canonical_dim(d, rank))
+  return wrap(_XLAC._clone(v) if v is xt_of(x) else v)
+
+
+@op(aten.repeat.default)
+def repeat(x, repeats):
+  repeats = list(repeats)
+  rank = x.dim()
+  if len(repeats) < rank:
+    raise RuntimeError("Number of dimensions of repeat dims can not be "
+                       "smaller than number of dimensions of tensor")
+  if any(r < 0 for r in repeats):
+    raise RuntimeError(f"Trying to create tensor with negative dimension "
+                       f"{min(repeats)}: {repeats}")
+  shape = [1] * (len(repeats) - rank) + list(x.shape)
+  v = _ir.reshape(xt_of(x), shape)
+  # [s0, s1, ..] -> [r0, s0, r1, s1, ..] -> [r0*s0, r1*s1, ..]
+  spread = []
+  for r, s in zip(repeats, shape):
+    spread += [r, s]
+  v = _ir.broadcast_in_dim(v, spread, list(range(1, 2 * len(shape), 2)))
+  return wrap(_ir.reshape(v, [r * s for r, s in zip(repeats, shape)]))
+
+
+# Triangles.
+
+
+def _triangle(x, diagonal, lower):
+  rank = x.dim()
+  if rank < 2:
+    name = "tril" if lower else "triu"
+    raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+  shape = list(x.shape)
+  rows, cols = shape[-2:]
+  device = x.device.index
+  v = xt_of(x)
+  plane = [rows, cols]
+  diff = _ir.binary("subtract", _ir.iota(_ir.S64, plane, 1, device),
+                    _ir.iota(_ir.S64, plane, 0, device))
+  k = _ir.broadcast_to(scalar(diagonal, _ir.S64, device), plane)
+  mask = _ir.compare(diff, k, "LE" if lower else "GE")
+  mask = _ir.broadcast_in_dim(mask, shape, [rank - 2, rank - 1])
+  return _ir.select(mask, v, literal(0, v.dtype, shape, device))
+
+
+@op(aten.tril.default)
+def tril(x, diagonal=0):
+  return wrap(_triangle(x, diagonal, True))
+
+
+@op(aten.triu.default)
+def triu(x, diagonal=0):
+  return wrap(_triangle(x, diagonal, False))
+
+
+@op(aten.tril_.default)
+def tril_(x, diagonal=0):
+  return commit(x, _triangle(x, diagonal, True))
+
+
+@op(aten.triu_.default)
+def triu_(x, diagonal=0):
+  return commit(x, _triangle(x, diagonal, False))
+
+
+# Padding.
+
+
+def _pad_pairs(x, pad, what="Padding"):
+  pad = list(pad)
+  if len(pad) % 2:
+    raise RuntimeError(f"{what} length must be divisible by 2")
+  rank = x.dim()
+  if len(pad) // 2 > rank:
+    raise RuntimeError(
+        f"{what} length should be less than or equal to two times the input "
+        f"dimension but got padding length {len(pad)} and input of "
+        f"dimension {rank}")
+  low, high = [0] * rank, [0] * rank
+  for i in range(len(pad) // 2):
+    d = rank - 1 - i
+    low[d], high[d] = pad[2 * i], pad[2 * i + 1]
+  return low, high
+
+
+@op(aten.constant_pad_nd.default)
+def constant_pad_nd(x, pad, value=0):
+  low, high = _pad_pairs(x, pad)
+  shape = list(x.shape)
+  for d, (lo, hi) in enumerate(zip(low, high)):
+    if shape[d] + lo + hi < 0:
+      raise RuntimeError(
+          f"The input size {shape[d]}, plus negative padding {lo} and {hi} "
+          f"resulted in a negative output size, which is invalid. Check "
+          f"dimension {d} of your input.")
+  v = xt_of(x)
+  fill = scalar(value, v.dtype, x.device.index)
+  return wrap(_ir.pad(v, fill, low, high))
+
+
+def _mode_pad_dims(x, padding, name):
+  """(dims, low, high) for reflection/replication padding of the last
+  len(padding) // 2 dims, checking the input rank as eager does."""
+  k = len(padding) // 2
+  if len(padding) != 2 * k or x.dim() not in (k + 1, k + 2):
+    raise RuntimeError(
+        f"{name}: expected {k + 1}D or {k + 2}D input with padding of length "
+        f"{2 * k}, but got input of size {list(x.shape)} and padding "
+        f"{list(padding)}")
+  rank = x.dim()
+  out = []
+  for i in range(k):
+    d = rank - 1 - i
+    out.append((d, padding[2 * i], padding[2 * i + 1]))
+  return out
+
+
+def _reflect_dim(v, d, lo, hi):
+  n = v.dims[d]
+  parts = []
+  if lo:
+    parts.append(_ir.reverse(views.slice_value(v, d, 1, lo + 1, 1), [d]))
+  parts.append(v)
+  if hi:
+    parts.append(_ir.reverse(views.slice_value(v, d, n - hi - 1, n - 1, 1),
+                             [d]))
+  return _ir.concatenate(parts, d) if len(parts) > 1 else v
+
+
+def _reflect_dim_backward(g, d, lo, hi, n):
+  acc = views.slice_value(g, d, lo, lo + n, 1)
+  zero = literal(0, g.dtype, (), g.device)
+  rank = len(g.dims)
+
+  def placed(part, start):
+    low, high = [0] * rank, [0] * rank
+    low[d], high[d] = start, n - start - part.dims[d]
+    return _ir.pad(part, zero, low, high)
+
+  if lo:
+    edge = _ir.reverse(views.slice_value(g, d, 0, lo, 1), [d])
+    acc = _ir.binary("add", acc, placed(edge, 1))
+  if hi:
+    edge = _ir.reverse(views.slice_value(g, d, lo + n, lo + n + hi, 1), [d])
+    acc = _ir.binary("add", acc, placed(edge, n - hi - 1))
+  return acc
+
+
+def _replicate_dim(v, d, lo, hi):
+  n = v.dims[d]
+  parts = []
+  for count, start in ((lo, 0), (None, None), (hi, n - 1)):
+    if start is None:
+      parts.append(v)
+    elif count:
+      edge = views.slice_value(v, d, start, start + 1, 1)
+      shape = list(v.dims)
+      shape[d] = count
+      parts.append(_ir.broadcast_to(edge, shape))
+  return _ir.concatenate(parts, d) if len(parts) > 1 else v
+
+
+def _replicate_dim_backward(g, d, lo, hi, n):
+  acc = views.slice_value(g, d, lo, lo + n, 1)
+  for count, start, at in ((lo, 0, 0), (hi, lo + n, n - 1)):
+    if count:
+      edge = _ir.reduce(views.slice_value(g, d, start, start + count, 1), [d],
+                        "sum")
+      shape = list(acc.dims)
+      keep = shape[:d] + [1] + shape[d + 1:]
+      acc = views.update_slice(
+          acc,
+          _ir.binary("add", _ir.reshape(edge, keep),
+                     views.slice_value(acc, d, at, at + 1, 1)), d, at, 1)
+  return acc
+
+
+def _check_reflect(x, dims):
+  for d, lo, hi in dims:
+    n = x.shape[d]
+    if lo >= n or hi >= n or lo < 0 or hi < 0:
+      raise RuntimeError(
+          f"Argument #4: Padding size should be less than the corresponding "
+          f"input dimension, but got: padding ({lo}, {hi}) at dimension {d} "
+          f"of input {list(x.shape)}")
+
+
+def _check_replicate(x, dims):
+  for d, lo, hi in dims:
+    if x.shape[d] == 0 or lo < 0 or hi < 0:
+      raise RuntimeError(
+          f"replication padding of dimension {d} of input {list(x.shape)} "
+          f"by ({lo}, {hi}): the dimension must be non-empty and the "
+          f"padding non-negative on XLA")
+
+
+def _mode_pad(name, check, forward):
+
+  def rule(x, padding):
+    dims = _mode_pad_dims(x, padding, name)
+    check(x, dims)
+    v = xt_of(x)
+    for d, lo, hi in dims:
+      v = forward(v, d, lo, hi)
+    return wrap(v)
+
+  rule.__name__ = name
+  return rule
+
+
+def _mode_pad_backward(name, backward):
+
+  def rule(grad, x, padding):
+    dims = _mode_pad_dims(x, padding, name)
+    g = xt_of(grad)
+    for d, lo, hi in reversed(dims):
+      g = backward(g, d, lo, hi, x.shape[d])
+    return wrap(g)
+
+  rule.__name__ = name + "_backward"
+  return rule
+
+
+for _n in (1, 2, 3):
+  op(getattr(aten, f"reflection_pad{_n}d").default)(
+      _mode_pad(f"reflection_pad{_n}d", _check_reflect, _reflect_dim))
+  op(getattr(aten, f"reflection_pad{_n}d_backward").default)(
+      _mode_pad_backward(f"reflection_pad{_n}d", _reflect_dim_backward))
+  op(getattr(aten, f"replication_pad{_n}d").default)(
+      _mode_pad(f"replication_pad{_n}d", _check_replicate, _replicate_dim))
+  op(getattr(aten, f"replication_pad{_n}d_backward").default)(
+      _mode_pad_backward(f"replication_pad{_n}d", _replicate_dim_backward))
+
+# Scatters into views and the view ops' backwards.
+
+
+def _source(x, src, expected, what):
+  if list(src.shape) != list(expected):
+    raise RuntimeError(
+        f"expected src to have a size equal to the {what} of self. src size "
+        f"= {list(src.shape)}, {what} size = {list(expected)}")
+  return _ir.convert(xt_of(src), code_of(x.dtype))
+
+
+@op(aten.slice_scatter.default)
+def slice_scatter(x, src, dim=0, start=None, end=None, step=1):
+  d = canonical_dim(dim, x.dim())
+  if step <= 0:
+    raise RuntimeError("slice step must be positive")
+  start, end = views.clamp_slice(x.shape[d], start, end)
+  shape = list(x.shape)
+  shape[d] = max(0, (end - start + step - 1) // step)
+  value = _source(x, src, shape, "slice")
+  return wrap(_XLAC._clone(views.update_slice(xt_of(x), value, d, start,
+                                              step)))
+
+
+@op(aten.select_scatter.default)
+def select_scatter(x, src, dim, index):
+  d = canonical_dim(dim, x.dim())
+  index = views.checked_index(x, d, index, "select_scatter()")
+  shape = list(x.shape)
+  value = _source(x, src, shape[:d] + shape[d + 1:], "select")
+  kept = shape[:d] + [1] + shape[d + 1:]
+  return wrap(views.update_slice(xt_of(x), _ir.reshape(value, kept), d, index,
+                                 1))
+
+
+@op(aten.diagonal_scatter.default)
+def diagonal_scatter(x, src, offset=0, dim1=0, dim2=1):
+  d1, d2 = views.diagonal_dims(x, dim1, dim2)
+  v = xt_of(x)
+  expected = views.diagonal_value(v, offset, d1, d2).dims
+  value = _source(x, src, expected, "diagonal")
+  return wrap(_XLAC._clone(views.diagonal_update(v, value, offset, d1, d2)))
+
+
+def _zeros(like, shape):
+  return literal(0, like.dtype, shape, like.device)
+
+
+@op(aten.slice_backward.default)
+def slice_backward(grad, input_sizes, dim, start, end, step):
+  # The gradient lands in a zero tensor: one pad with interior padding.
+  shape = list(input_sizes)
+  d = canonical_dim(dim, len(shape))
+  start, end = views.clamp_slice(shape[d], start, end)
+  g = xt_of(grad)
+  n = g.dims[d]
+  if n == 0:
+    return wrap(_zeros(g, shape))
+  low, high, interior = [0] * len(shape), [0] * len(shape), [0] * len(shape)
+  low[d] = start
+  high[d] = shape[d] - start - (n - 1) * step - 1
+  interior[d] = step - 1
+  return wrap(_ir.pad(g, literal(0, g.dtype, (), g.device), low, high,
+                      interior))
+
+
+@op(aten.select_backward.default)
+def select_backward(grad, input_sizes, dim, index):
+  shape = list(input_sizes)
+  d = canonical_dim(dim, len(shape))
+  index %= shape[d]
+  g = xt_of(grad)
+  low, high = [0] * len(shape), [0] * len(shape)
+  low[d], high[d] = index, shape[d] - index - 1
+  kept = shape[:d] + [1] + shape[d + 1:]
+  return wrap(_ir.pad(_ir.reshape(g, kept), literal(0, g.dtype, (), g.device),
+                      low, high))
+
+
+@op(aten.diagonal_backward.default)
+def diagonal_backward(grad, input_sizes, offset, dim1, dim2):
+  shape = list(input_sizes)
+  d1, d2 = canonical_dim(dim1, len(shape)), canonical_dim(dim2, len(shape))
+  g = xt_of(grad)
+  return wrap(views.diagonal_update(_zeros(g, shape), g, offset, d1, d2))
+
+
+# Factories that take a tensor (they reach __torch_dispatch__).
+
+
+def _is_xla(device):
+  return device is None or torch.device(device).type == "xla"
+
+
+def _index(device, default):
+  if device is None:
+    return default
+  return torch.device(device).index or 0
+
+
+def _filled(x, size, value, dtype, device, fixed):
+  """A tensor of `size` filled with `value`: a literal for the fixed 0/1 of
+  zeros/ones, a scalar parameter for a user's fill value."""
+  dtype = dtype or x.dtype
+  if not _is_xla(device):
+    return torch.full(list(size), value, dtype=dtype, device=device)
+  code = code_of(dtype)
+  index = _index(device, x.device.index)
+  if fixed:
+    return wrap(literal(value, code, list(size), index))
+  return wrap(_ir.broadcast_to(scalar(value, code, index), list(size)))
+
+
+@op(aten.new_zeros.default)
+def new_zeros(x, size, dtype=None, layout=None, device=None, pin_memory=None):
+  return _filled(x, size, 0, dtype, device, True)
+
+
+@op(aten.new_ones.default)
+def new_ones(x, size, dtype=None, layout=None, device=None, pin_memory=None):
+  return _filled(x, size, 1, dtype, device, True)
+
+
+@op(aten.new_empty.default)
+def new_empty(x, size, dtype=None, layout=None, device=None, pin_memory=None):
+  return _filled(x, size, 0, dtype, device, True)
+
+
+@op(aten.new_empty_strided.default)
+def new_empty_strided(x, size, stride, dtype=None, layout=None, device=None,
+                      pin_memory=None):
+  return _filled(x, size, 0, dtype, device, True)
+
+
+@op(aten.new_full.default)
+def new_full(x, size, fill_value, dtype=None, layout=None, device=None,
+             pin_memory=None):
+  return _filled(x, size, fill_value, dtype, device, False)
+
+
+@op(aten.zeros_like.default)
+def zeros_like(x, dtype=None, layout=None, device=None, pin_memory=None,
+               memory_format=None):
+  return _filled(x, x.shape, 0, dtype, device, True)
+
+
+@op(aten.ones_like.default)
+def ones_like(x, dtype=None, layout=None, device=None, pin_memory=None,
+              memory_format=None):
+  return _filled(x, x.shape, 1, dtype, device, True)
+
+
+@op(aten.empty_like.default)
+def empty_like(x, dtype=None, layout=None, device=None, pin_memory=None,
+               memory_format=None):
+  return _filled(x, x.shape, 0, dtype, device, True)
+
+
+@op(aten.full_like.default)
+def full_like(x, fill_value, dtype=None, layout=None, device=None,
+              pin_memory=None, memory_format=None):
+  return _filled(x, x.shape, fill_value, dtype, device, False)
+
+
+# arange is a factory without tensor arguments: it dispatches on the XLA key.
+
+_xla_kernels = torch.library.Library("aten", "IMPL", "XLA")
+
+
+def _arange(start, end, step=1, dtype=None, layout=None, device=None,
+            pin_memory=None):
+  start, end, step = (v.item() if isinstance(v, torch.Tensor) else v
+                      for v in (start, end, step))
+  if not all(math.isfinite(v) for v in (start, end)):
+    raise RuntimeError(f"unsupported range: {start} -> {end}")
+  if step == 0:
+    raise RuntimeError("step must be nonzero")
+  if (step > 0 and end < start) or (step < 0 and end > start):
+    raise RuntimeError(
+        "upper bound and lower bound inconsistent with step sign")
+  integral = all(
+      isinstance(v, int) and not isinstance(v, bool)
+      for v in (start, end, step))
+  if dtype is None:
+    dtype = torch.int64 if integral else torch.get_default_dtype()
+  if integral:
+    n = -((start - end) // step)
+  else:
+    n = math.ceil((end - start) / step)
+  index = _index(device, 0)
+  code = code_of(dtype)
+  # Integer ranges are exact in s64; float ones compute in f32 (f64 for f64).
+  compute = _ir.S64 if integral and not dtype.is_floating_point else (
+      _ir.F64 if dtype == torch.float64 else _ir.F32)
+  i = _ir.iota(compute, [n], 0, index)
+  value = _ir.binary(
+      "add", _ir.broadcast_to(scalar(start, compute, index), [n]),
+      _ir.binary("multiply", i,
+                 _ir.broadcast_to(scalar(step, compute, index), [n])))
+  return wrap(_ir.convert(value, code))
+
+
+def _arange_end(end, dtype=None, layout=None, device=None, pin_memory=None):
+  if isinstance(end, torch.Tensor):
+    end = end.item()
+  if isinstance(end, int) and not isinstance(end, bool) and end >= 0:
+    # The common arange(n): an iota, no parameters.
+    dtype = dtype or torch.int64
+    code = code_of(dtype)
+    compute = _ir.S64 if not dtype.is_floating_point else (
+        _ir.F64 if dtype == torch.float64 else _ir.F32)
+    return wrap(
+        _ir.convert(_ir.iota(compute, [end], 0, _index(device, 0)), code))
+  return _arange(0, end, 1, dtype, layout, device, pin_memory)
+
+
+_xla_kernels.impl("arange", _arange_end)
+_xla_kernels.impl("arange.start", _arange)
+_xla_kernels.impl("arange.start_step", _arange)
