@@ -376,14 +376,10 @@ absl::StatusOr<std::vector<std::vector<BufferPtr>>> Client::Execute(
   PJRT_RETURN_IF_ERROR(api_, PJRT_LoadedExecutable_Execute, args);
 
   // Own the outputs before anything can fail, so none leaks.
-  std::vector<std::vector<BufferPtr>> results(num_devices);
-  const std::vector<Shape>& shapes = executable.output_shapes();
+  std::vector<std::vector<OwnedBuffer>> owned(num_devices);
   for (size_t d = 0; d < num_devices; ++d) {
     for (size_t o = 0; o < num_outputs; ++o) {
-      results[d].push_back(std::make_shared<Buffer>(
-          api_, OwnedBuffer(outputs[d][o], BufferDeleter{api_}),
-          o < shapes.size() ? shapes[o] : Shape(),
-          executable.device_ordinals()[d]));
+      owned[d].emplace_back(outputs[d][o], BufferDeleter{api_});
     }
   }
   absl::Status status = absl::OkStatus();
@@ -391,10 +387,21 @@ absl::StatusOr<std::vector<std::vector<BufferPtr>>> Client::Execute(
     absl::Status done = AwaitEvent(api_, event, "execute");
     if (status.ok()) status = done;
   }
-  // Inputs the computation took over no longer hold device memory.
+  // Inputs the computation took over no longer hold device memory; stop
+  // counting them before the outputs that reuse their memory are counted.
   for (size_t d = 0; d < num_devices; ++d) {
     for (Buffer* buffer : arguments[d]) {
       if (buffer->IsDeleted()) buffer->MarkDonated();
+    }
+  }
+  std::vector<std::vector<BufferPtr>> results(num_devices);
+  const std::vector<Shape>& shapes = executable.output_shapes();
+  for (size_t d = 0; d < num_devices; ++d) {
+    for (size_t o = 0; o < num_outputs; ++o) {
+      results[d].push_back(std::make_shared<Buffer>(
+          api_, std::move(owned[d][o]),
+          o < shapes.size() ? shapes[o] : Shape(),
+          executable.device_ordinals()[d]));
     }
   }
   if (!status.ok()) return status;

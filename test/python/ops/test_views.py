@@ -1,0 +1,565 @@
+"""View ops on 'xla' against eager CPU PyTorch: values, gradients, strides,
+and eager's aliasing: an in-place op on a view updates its base and every
+other view of it, and the base keeps its tensor and alias IDs.
+
+Value and gradient checks go through op_test_utils.check_op, which also
+asserts that nothing fell back to CPU.
+"""
+
+import re
+
+import pytest
+import torch
+
+import torch_xla
+import torch_xla._ops.indexing  # noqa: F401  (until _ops/__init__ has them)
+import torch_xla._ops.reductions  # noqa: F401  (sum for the gradient checks)
+import torch_xla._ops.shape_ops  # noqa: F401
+import torch_xla._ops.views  # noqa: F401
+from op_test_utils import XLA, check_op, fallback_counters
+
+FLOATS = [torch.float32, torch.bfloat16]
+ALL = FLOATS + [torch.int64, torch.bool]
+
+
+@pytest.fixture(autouse=True)
+def _seed():
+  torch.manual_seed(0)
+
+
+def _rand(shape, dtype=torch.float32):
+  if dtype.is_floating_point:
+    return torch.randn(shape, dtype=dtype)
+  if dtype == torch.bool:
+    return torch.randint(0, 2, shape).bool()
+  return torch.randint(-5, 6, shape, dtype=dtype)
+
+
+def _check_view(fn, shape, dtype):
+  """Values and gradients, plus eager's strides and storage offsets."""
+  x = _rand(shape, dtype)
+  out = check_op(fn, x, grad=dtype.is_floating_point)
+  expected = fn(x)
+  outs = out if isinstance(out, (list, tuple)) else [out]
+  exps = expected if isinstance(expected, (list, tuple)) else [expected]
+  for a, e in zip(outs, exps):
+    assert a.shape == e.shape
+    assert a.stride() == e.stride(), (a.stride(), e.stride())
+    assert a.storage_offset() == e.storage_offset()
+    assert a.is_contiguous() == e.is_contiguous()
+
+
+# ---------------------------------------------------------------------------
+# Values, gradients and strides of every view op.
+
+VIEW_CASES = [
+    ((2, 3, 4), (6, 4)),
+    ((2, 3, 4), (-1,)),
+    ((2, 3, 4), (4, -1, 2)),
+    ((2, 3, 4), (2, 1, 12, 1)),
+    ((), (1, 1)),
+    ((1,), ()),
+    ((0, 3), (3, 0)),
+]
+
+
+@pytest.mark.parametrize("shape,size", VIEW_CASES)
+@pytest.mark.parametrize("dtype", ALL)
+def test_view(shape, size, dtype):
+  _check_view(lambda a: a.view(size), shape, dtype)
+
+
+@pytest.mark.parametrize("shape,size", VIEW_CASES)
+def test_reshape_and_flatten(shape, size):
+  _check_view(lambda a: a.reshape(size), shape, torch.float32)
+  _check_view(lambda a: a.flatten(), shape, torch.float32)
+
+
+def test_view_of_transposed_reshape_copies_like_eager():
+  _check_view(lambda a: a.t().reshape(-1), (3, 4), torch.float32)
+  _check_view(lambda a: a.transpose(0, 2).flatten(1), (2, 3, 4),
+              torch.float32)
+  _check_view(lambda a: a.unsqueeze(1).view(3, 4), (3, 4), torch.float32)
+
+
+EXPAND_CASES = [
+    ((3, 1), (3, 4)),
+    ((3, 1), (2, 3, 5)),
+    ((1,), (4,)),
+    ((), (2, 3)),
+    ((3, 4), (-1, 4)),
+    ((3, 1), (1, -1, 1)),
+    ((2, 1, 3), (2, 4, 3)),
+]
+
+
+@pytest.mark.parametrize("shape,size", EXPAND_CASES)
+@pytest.mark.parametrize("dtype", ALL)
+def test_expand(shape, size, dtype):
+  _check_view(lambda a: a.expand(size), shape, dtype)
+
+
+def test_expand_as_and_broadcast_to():
+  other = torch.zeros(4, 2, 3)
+  _check_view(lambda a: a.expand_as(other), (2, 1), torch.float32)
+  _check_view(lambda a: a.broadcast_to(4, 2, 3), (1, 3), torch.float32)
+
+
+@pytest.mark.parametrize("perm", [(0, 1, 2), (2, 0, 1), (1, 2, 0), (-1, 0, 1)])
+@pytest.mark.parametrize("dtype", ALL)
+def test_permute(perm, dtype):
+  _check_view(lambda a: a.permute(perm), (2, 3, 4), dtype)
+
+
+@pytest.mark.parametrize("dims", [(0, 1), (0, 2), (-1, -2), (1, 1)])
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_transpose(dims, dtype):
+  _check_view(lambda a: a.transpose(*dims), (2, 3, 4), dtype)
+
+
+@pytest.mark.parametrize("shape", [(), (4,), (3, 4)])
+def test_t(shape):
+  _check_view(lambda a: a.t(), shape, torch.float32)
+  _check_view(lambda a: a.T if len(shape) == 2 else a.t(), shape,
+              torch.float32)
+
+
+def test_movedim_and_mT():
+  _check_view(lambda a: a.movedim(0, -1), (2, 3, 4), torch.float32)
+  _check_view(lambda a: a.mT, (2, 3, 4), torch.float32)
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3)])
+@pytest.mark.parametrize("dtype", ALL)
+def test_unsqueeze(shape, dtype):
+  for dim in range(-len(shape) - 1, len(shape) + 1):
+    _check_view(lambda a: a.unsqueeze(dim), shape, dtype)
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_squeeze(dtype):
+  shape = (1, 3, 1, 2)
+  _check_view(lambda a: a.squeeze(), shape, dtype)
+  for dim in range(-4, 4):
+    _check_view(lambda a: a.squeeze(dim), shape, dtype)
+  _check_view(lambda a: a.squeeze((0, 2)), shape, dtype)
+  _check_view(lambda a: a.squeeze((1, -1)), shape, dtype)  # not size 1
+  _check_view(lambda a: a.squeeze(0), (), dtype)
+
+
+SLICES = [
+    (0, 1, 3, 1),
+    (1, 0, 4, 2),
+    (1, -3, None, 1),
+    (2, None, -1, 3),
+    (0, -100, 100, 1),  # clamped to the size, as in eager
+    (1, 3, 1, 1),  # empty: end < start
+    (2, 5, 9, 1),  # empty: start past the end
+    (-1, 1, None, 2),
+]
+
+
+@pytest.mark.parametrize("dim,start,end,step", SLICES)
+@pytest.mark.parametrize("dtype", ALL)
+def test_slice(dim, start, end, step, dtype):
+  _check_view(
+      lambda a: torch.ops.aten.slice.Tensor(a, dim, start, end, step),
+      (3, 4, 5), dtype)
+
+
+def test_python_slicing():
+  _check_view(lambda a: a[1:, ::2, -3:], (3, 4, 5), torch.float32)
+  _check_view(lambda a: a[..., 1], (3, 4, 5), torch.float32)
+  _check_view(lambda a: a[None, 1, :, None], (3, 4, 5), torch.float32)
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("index", [0, 2, -1, -3])
+@pytest.mark.parametrize("dtype", ALL)
+def test_select(dim, index, dtype):
+  _check_view(lambda a: a.select(dim, index), (3, 4, 5), dtype)
+
+
+def test_narrow():
+  _check_view(lambda a: a.narrow(1, 1, 2), (3, 4), torch.float32)
+  _check_view(lambda a: a.narrow(-1, 0, 4), (3, 4), torch.float32)
+
+
+@pytest.mark.parametrize("dtype", FLOATS + [torch.int64])
+def test_split_chunk_unbind(dtype):
+  shape = (5, 4)
+  _check_view(lambda a: a.split(2), shape, dtype)
+  _check_view(lambda a: a.split(3, dim=1), shape, dtype)
+  _check_view(lambda a: a.split([1, 0, 4]), shape, dtype)
+  _check_view(lambda a: a.chunk(3, 1), shape, dtype)
+  _check_view(lambda a: a.tensor_split(3, 0), shape, dtype)
+  _check_view(lambda a: a.unbind(0), shape, dtype)
+  _check_view(lambda a: a.unbind(-1), shape, dtype)
+
+
+def test_unsafe_split_copies():
+  check_op(lambda a: torch.ops.aten.unsafe_split.Tensor(a, 2, 1),
+           torch.randn(3, 5))
+  check_op(lambda a: torch.ops.aten.unsafe_split_with_sizes(a, [1, 2]),
+           torch.randn(3, 5))
+
+
+@pytest.mark.parametrize("offset", [0, 1, -1, 3, -5])
+@pytest.mark.parametrize("dims", [(0, 1), (1, 0), (2, 0), (-1, 1)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64])
+def test_diagonal(offset, dims, dtype):
+  _check_view(lambda a: a.diagonal(offset, *dims), (3, 4, 5), dtype)
+
+
+def test_diag_and_diagonal_of_square():
+  _check_view(lambda a: a.diagonal(), (4, 4), torch.float32)
+  check_op(lambda a: torch.diag(a, 1), torch.randn(4, 4))
+
+
+@pytest.mark.parametrize("size,stride,offset", [
+    ((3, 4), (4, 1), 0),  # the root's own layout: a reshape
+    ((2, 2), (1, 4), 1),
+    ((3,), (5,), 0),  # the diagonal
+    ((2, 3), (0, 1), 2),  # a stride 0 broadcast
+])
+def test_as_strided(size, stride, offset):
+  _check_view(lambda a: a.as_strided(size, stride, offset), (3, 4),
+              torch.float32)
+
+
+def test_as_strided_of_a_view_is_relative_to_the_root_storage():
+  # Eager's storage offsets are the root's, so the view's own offset counts.
+  _check_view(lambda a: a[1].as_strided((2, 2), (1, 4), 5), (3, 4),
+              torch.float32)
+  _check_view(lambda a: a[1:].as_strided((2,), (4,)), (3, 4), torch.float32)
+
+
+def test_unfold():
+  _check_view(lambda a: a.unfold(1, 2, 1), (3, 5), torch.float32)
+  _check_view(lambda a: a.unfold(0, 2, 2), (5, 2), torch.float32)
+
+
+def test_view_dtype():
+  x = torch.randn(3, 4)
+  check_op(lambda a: a.view(torch.int32), x, grad=False)
+  check_op(lambda a: a.view(torch.float32), x, grad=False)
+  check_op(lambda a: a.view(torch.int16), torch.randn(3, dtype=torch.bfloat16),
+           grad=False)
+
+
+def test_alias_and_detach_share_the_value():
+  x = torch.randn(3, 4).to(XLA)
+  y = torch.ops.aten.alias(x)
+  y.add_(1)
+  d = x.detach()
+  d.mul_(2)
+  torch.testing.assert_close(x.cpu(), y.cpu())
+  torch.testing.assert_close(x.cpu(), d.cpu())
+
+
+# ---------------------------------------------------------------------------
+# Eager's aliasing: in-place ops through views.
+
+
+def _same_as_eager(fn, *shapes, dtype=torch.float32):
+  """Runs fn (which mutates its inputs and returns tensors) on cpu and xla;
+  compares the returned tensors and the inputs afterwards, checks the
+  inputs kept their tensor and alias IDs, and that nothing fell back."""
+  cpu = [_rand(s, dtype) for s in shapes]
+  xla = [c.to(XLA) for c in cpu]
+  ids = [(x._xt.id, x._xt.alias_id) for x in xla]
+  before = fallback_counters()
+  expected = fn(*cpu)
+  actual = fn(*xla)
+  for e, a in zip(expected, actual):
+    torch.testing.assert_close(a.cpu(), e, rtol=0, atol=0)
+  for c, x in zip(cpu, xla):
+    torch.testing.assert_close(x.cpu(), c, rtol=0, atol=0)
+  assert [(x._xt.id, x._xt.alias_id) for x in xla] == ids
+  assert fallback_counters() == before
+  return actual
+
+
+def test_inplace_on_select_updates_base():
+  _same_as_eager(lambda x: [x[0].add_(1), x], (3, 4))
+
+
+def test_inplace_on_transpose_updates_base():
+  _same_as_eager(lambda x: [x.t().mul_(2), x], (3, 4))
+  _same_as_eager(lambda x: [x.t()[1].mul_(2), x], (3, 4))
+
+
+def test_setitem_on_view_of_view():
+  def fn(x):
+    x.view(-1)[3] = 5
+    return [x]
+
+  _same_as_eager(fn, (3, 4))
+
+
+def test_setitem_forms():
+  def fn(x):
+    x[0] = 1.5
+    x[:, 1] = torch.arange(3.).to(x.device)
+    x[1:, ::2] = x[:2, 1::2] * 10
+    x[..., -1] += 7
+    return [x]
+
+  _same_as_eager(fn, (3, 4))
+
+
+def test_view_sees_later_update_of_base():
+  def fn(x):
+    y = x[:, 1:3]
+    z = y.t()[0]  # a view of a view
+    x.add_(1)
+    return [y, z]
+
+  _same_as_eager(fn, (3, 4))
+
+
+def test_unsqueeze_squeeze_inplace():
+  _same_as_eager(lambda x: [x.unsqueeze(0).squeeze(0).add_(1), x], (3, 4))
+
+
+def test_sibling_views_see_each_other():
+  def fn(x):
+    row, col = x[0], x[:, 1]
+    row.add_(10)
+    col.mul_(-1)
+    return [row, col, x]
+
+  _same_as_eager(fn, (3, 4))
+
+
+def test_strided_and_diagonal_views_write_back():
+  def fn(x):
+    x[1:, ::2].mul_(3)
+    x.diagonal(1).sub_(5)
+    x[:, 1:].diagonal(-1).fill_(0)
+    return [x]
+
+  _same_as_eager(fn, (4, 5))
+
+
+def test_split_unbind_chunk_pieces_write_back():
+  def fn(x):
+    a, b = x.split([1, 3], dim=1)
+    b.mul_(2)
+    rows = x.unbind(0)
+    rows[2].zero_()
+    x.chunk(2)[0].add_(1)
+    return [a, b, rows[1], x]
+
+  _same_as_eager(fn, (3, 4))
+
+
+def test_expand_permute_view_chain():
+  def fn(x):
+    p = x.permute(2, 0, 1)
+    v = p.reshape(4, 6)  # p is not contiguous: a copy, as in eager
+    v.add_(100)
+    w = x.view(6, 4)[2:5]
+    w.mul_(-1)
+    return [p, v, w, x]
+
+  _same_as_eager(fn, (2, 3, 4))
+
+
+def test_copy_into_views():
+  def fn(x, y):
+    x[1].copy_(y[0])
+    x[:, :2].t().copy_(y[:2, :3])
+    return [x]
+
+  _same_as_eager(fn, (3, 4), (3, 4))
+
+
+def test_contiguous_and_reshape_of_a_transposed_view_do_not_alias():
+  def fn(x):
+    c = x.t().contiguous()
+    c.add_(1)
+    r = x.t().reshape(-1)
+    r.mul_(2)
+    return [c, r, x]
+
+  _same_as_eager(fn, (3, 4))
+
+
+def test_reshape_of_contiguous_aliases_like_eager():
+  def fn(x):
+    x.reshape(-1)[5] = 42
+    x.flatten()[0] = -1
+    return [x]
+
+  _same_as_eager(fn, (3, 4))
+
+
+def test_as_strided_view_writes_back():
+  def fn(x):
+    x.as_strided((3,), (5,)).fill_(9)
+    x[1].as_strided((2,), (1,), 6).add_(1)
+    return [x]
+
+  _same_as_eager(fn, (3, 5))
+
+
+def test_view_dtype_writes_back():
+  def fn(x):
+    x.view(torch.int32)[0] = 0
+    return [x]
+
+  _same_as_eager(fn, (3, 4))
+
+
+def test_inplace_on_views_int_and_bool():
+  _same_as_eager(lambda x: [x[1:].mul_(3), x], (3, 4), dtype=torch.int64)
+  _same_as_eager(lambda x: [x.t()[0].logical_not_(), x], (3, 4),
+                 dtype=torch.bool)
+
+
+def test_views_survive_a_sync():
+  x = torch.arange(12.).reshape(3, 4)
+  a = x.to(XLA)
+  va = a[1:]
+  torch_xla.sync()
+  va.add_(1)
+  torch_xla.sync()
+  a.mul_(2)
+  vb = x[1:]
+  vb.add_(1)
+  x.mul_(2)
+  torch.testing.assert_close(va.cpu(), vb)
+  torch.testing.assert_close(a.cpu(), x)
+
+
+def test_inplace_view_keeps_base_identity_in_the_graph():
+  x = torch.zeros(3, 4).to(XLA)
+  torch_xla.sync()
+  tensor_id, alias_id = x._xt.id, x._xt.alias_id
+  x[1].fill_(3)
+  x.t()[2].add_(1)
+  assert (x._xt.id, x._xt.alias_id) == (tensor_id, alias_id)
+  torch_xla.sync()
+  assert (x._xt.id, x._xt.alias_id) == (tensor_id, alias_id)
+  expected = torch.zeros(3, 4)
+  expected[1] = 3
+  expected[:, 2] += 1
+  torch.testing.assert_close(x.cpu(), expected)
+
+
+def test_writing_through_an_expanded_view_raises_like_eager():
+  x = torch.zeros(3, 1).to(XLA)
+  with pytest.raises(RuntimeError, match="more than one element of the "
+                     "written-to tensor refers to a single memory location"):
+    x.expand(3, 4).add_(1)
+  torch.testing.assert_close(x.cpu(), torch.zeros(3, 1))  # unchanged
+  # An expand that broadcasts nothing is a plain alias.
+  x.expand(1, 3, 1).add_(2)
+  torch.testing.assert_close(x.cpu(), torch.full((3, 1), 2.))
+
+
+# ---------------------------------------------------------------------------
+# Autograd through in-place ops on views (view replay).
+
+
+def test_autograd_inplace_on_view():
+  def fn(a, b):
+    y = a * 1
+    y[0].mul_(b[0])
+    y.t()[1].add_(b[1, :3])
+    return y
+
+  check_op(fn, torch.randn(3, 4), torch.randn(3, 4))
+
+
+def test_autograd_setitem_and_views_of_views():
+  def fn(a):
+    y = a.clone()
+    y.view(-1)[3] = 5.0
+    y[1:, ::2].mul_(2)
+    y.diagonal().div_(3)
+    return y.sum(0)
+
+  check_op(fn, torch.randn(4, 4))
+
+
+def test_autograd_view_of_view_chain():
+  check_op(lambda a: a.permute(1, 0, 2)[1:].reshape(-1, 4).t()[::2],
+           torch.randn(2, 3, 4))
+  check_op(lambda a: a.unsqueeze(0).expand(3, 2, 4).unbind(0)[1],
+           torch.randn(2, 4))
+
+
+# ---------------------------------------------------------------------------
+# Errors match eager's.
+
+
+def _raises(exc, pattern, fn, *shapes):
+  for x in [torch.zeros(s) for s in shapes]:
+    with pytest.raises(exc, match=pattern):
+      fn(x)
+    with pytest.raises(exc, match=pattern):
+      fn(x.to(XLA))
+
+
+def test_view_with_incompatible_size_names_the_shape():
+  _raises(RuntimeError, re.escape("shape '[5]' is invalid for input of size "
+                                  "12"), lambda a: a.view(5), (3, 4))
+  _raises(RuntimeError, re.escape("shape '[-1, 5]' is invalid for input of "
+                                  "size 12"), lambda a: a.view(-1, 5), (3, 4))
+  _raises(RuntimeError, "only one dimension can be inferred",
+          lambda a: a.view(-1, -1), (3, 4))
+  _raises(RuntimeError, "ambiguous", lambda a: a.view(-1, 0), (0, 3))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda a: a.unsqueeze(3),
+    lambda a: a.squeeze(2),
+    lambda a: a.transpose(0, 2),
+    lambda a: a.permute(0, 2),
+    lambda a: a.select(2, 0),
+    lambda a: a.narrow(-3, 0, 1),
+    lambda a: a.split(2, dim=2),
+    lambda a: a.unbind(-3),
+    lambda a: a.diagonal(0, 0, 2),
+    lambda a: a.movedim(0, 5),
+])
+def test_bad_dim_is_index_error(fn):
+  _raises(IndexError, "Dimension out of range", fn, (3, 4))
+
+
+def test_view_op_errors():
+  _raises(IndexError, re.escape("select(): index 5 out of range for tensor "
+                                "of size [3, 4] at dimension 0"),
+          lambda a: a.select(0, 5), (3, 4))
+  _raises(IndexError, "cannot be applied to a 0-dim tensor",
+          lambda a: a.select(0, 0), ())
+  _raises(RuntimeError, "permute.*input.dim\\(\\) = 2 is not equal to "
+          "len\\(dims\\) = 1", lambda a: a.permute(0), (3, 4))
+  _raises(RuntimeError, "duplicate dims are not allowed",
+          lambda a: a.permute(0, 0), (3, 4))
+  _raises(RuntimeError, "t\\(\\) expects a tensor with <= 2 dimensions",
+          lambda a: a.t(), (2, 2, 2))
+  _raises(RuntimeError, "must match the existing size \\(4\\) at "
+          "non-singleton dimension 1", lambda a: a.expand(3, 5), (3, 4))
+  _raises(RuntimeError, "number of sizes provided \\(1\\) must be greater",
+          lambda a: a.expand(2), (3, 4))
+  _raises(RuntimeError, "isn't allowed in a leading, non-existing dimension",
+          lambda a: a.expand(-1, 3, 4), (3, 4))
+  _raises(RuntimeError, "slice step must be positive",
+          lambda a: torch.ops.aten.slice.Tensor(a, 0, 0, 2, 0), (3, 4))
+  _raises(RuntimeError, "split_with_sizes expects split_sizes to sum exactly "
+          "to 3", lambda a: a.split([1, 1]), (3, 4))
+  _raises(RuntimeError, "split_size can only be 0",
+          lambda a: a.split(0), (3, 4))
+  _raises(RuntimeError, "diagonal dimensions cannot be identical",
+          lambda a: a.diagonal(0, 1, 1), (3, 4))
+
+
+def test_as_strided_out_of_bounds_raises():
+  x = torch.zeros(3, 4).to(XLA)
+  with pytest.raises(RuntimeError, match="as_strided: sizes \\[3\\], "
+                     "strides \\[5\\], storage offset 3 need a storage of 14 "
+                     "elements, but the tensor's storage has 12"):
+    x.as_strided((3,), (5,), 3)
