@@ -62,6 +62,10 @@ class XlaTensor(torch.Tensor):
 
   @classmethod
   def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+    # The hot path: one dict lookup, then the op's rule.
+    rule = _RULES.get(func)
+    if rule is not None:
+      return rule(*args, **kwargs) if kwargs else rule(*args)
     return _dispatch(func, args, kwargs or _NO_KWARGS)
 
   def __repr__(self, *, tensor_contents=None):
@@ -78,6 +82,7 @@ def _from_cpu_for_unpickle(cpu, index):
 
 
 _NO_KWARGS = {}
+_RULES = {}  # registry.RULES, installed by torch_xla._ops
 _dispatch = None  # registry.dispatch, installed by torch_xla._ops
 
 

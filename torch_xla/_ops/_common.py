@@ -68,12 +68,15 @@ def as_xt(x, code: int, device: int):
 
 
 def result_type(a, b) -> torch.dtype:
-  if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
-    if a.dtype == b.dtype:
+  """torch.result_type with fast paths for the common cases."""
+  tb = type(b)
+  if tb is float:
+    if type(a) is XlaTensor and a.dtype.is_floating_point:
       return a.dtype
-  elif isinstance(a, torch.Tensor) and type(b) is float:
-    if a.dtype.is_floating_point:
-      return a.dtype
+  elif tb is XlaTensor and type(a) is XlaTensor:
+    dtype = a.dtype
+    if dtype is b.dtype:
+      return dtype
   return torch.result_type(a, b)
 
 
@@ -100,17 +103,21 @@ def operand(x):
   return x
 
 
+_CODES = _dtypes._CODES
+_elementwise = _XLAC._elementwise
+
+
 def binary_operands(a, b, compute_dtype: torch.dtype):
-  """Both operands as handles of `compute_dtype`, broadcast to one shape."""
-  return _XLAC._broadcast_operands([operand(a), operand(b)],
-                                   code_of(compute_dtype))
+  """Both operands (tensors, handles or numbers) as handles of
+  `compute_dtype`, broadcast to one shape."""
+  return _XLAC._broadcast_operands((a, b), code_of(compute_dtype))
 
 
 def elementwise(kind: int, operands, dtype: torch.dtype, direction=None):
-  """One elementwise op over tensors/numbers after promotion to `dtype` and
-  broadcasting; returns a handle."""
-  return _XLAC._elementwise(kind, [operand(x) for x in operands],
-                            code_of(dtype), direction)
+  """One elementwise op over tensors/handles/numbers after promotion to
+  `dtype` and broadcasting (in C++: this is the hot path); returns a
+  handle."""
+  return _elementwise(kind, operands, _CODES[dtype], direction)
 
 
 def reduce_dims(dim, rank):

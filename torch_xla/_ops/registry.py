@@ -79,6 +79,7 @@ def dispatch(func, args, kwargs):
 
 def _install():
   from torch_xla import _tensor
+  _tensor._RULES = RULES
   _tensor._dispatch = dispatch
 
 

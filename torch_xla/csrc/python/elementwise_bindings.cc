@@ -114,25 +114,56 @@ Value BroadcastTo(Value value, const std::vector<int64_t>& dims) {
                Attrs().Set("dims", dims).Set("broadcast_dims", mapping))));
 }
 
-// Tensors and numbers -> values of `dtype`, broadcast to one shape.
-std::vector<Value> ResolveOperands(const py::sequence& operands, DType dtype,
+// An operand as the rules pass it: a C++ handle, a torch 'xla' tensor (its
+// up-to-date handle: views re-derive through torch_xla._tensor.xt_of), a
+// Python number, or a cpu 0-dim tensor (a number, as in eager). Any other
+// cpu tensor is a device mismatch, reported like eager does.
+struct Operand {
+  XlaTensorPtr tensor;   // set for tensors
+  py::object number;     // set for numbers
+};
+
+Operand ToOperand(py::handle object) {
+  if (py::isinstance<XlaTensor>(object)) return {py::cast<XlaTensorPtr>(object), {}};
+  if (IsNumber(object)) return {nullptr, py::reinterpret_borrow<py::object>(object)};
+  if (py::hasattr(object, "_xt")) {
+    if (object.attr("_view").is_none()) {
+      return {py::cast<XlaTensorPtr>(object.attr("_xt")), {}};
+    }
+    static py::object* xt_of = new py::object(
+        py::module_::import("torch_xla._tensor").attr("xt_of"));
+    return {py::cast<XlaTensorPtr>((*xt_of)(object)), {}};
+  }
+  if (py::hasattr(object, "dim") && object.attr("dim")().cast<int64_t>() == 0) {
+    return {nullptr, object.attr("item")()};
+  }
+  throw std::runtime_error(absl::StrCat(
+      "Expected all tensors to be on the same device, but found at least "
+      "two devices, xla:0 and ",
+      py::str(object.attr("device")).cast<std::string>(),
+      "! Move the tensor with .to('xla') first"));
+}
+
+// Operands -> values of `dtype`, broadcast to one shape.
+std::vector<Value> ResolveOperands(const py::sequence& objects, DType dtype,
                                    int* device) {
+  std::vector<Operand> operands;
+  operands.reserve(objects.size());
   *device = -1;
-  for (py::handle operand : operands) {
-    if (!IsNumber(operand)) {
-      *device = ToXlaTensor(operand)->device();
-      break;
+  for (py::handle object : objects) {
+    operands.push_back(ToOperand(object));
+    if (*device < 0 && operands.back().tensor) {
+      *device = operands.back().tensor->device();
     }
   }
   if (*device < 0) *device = 0;
   std::vector<Value> values;
   values.reserve(operands.size());
-  for (py::handle operand : operands) {
-    if (IsNumber(operand)) {
-      values.push_back(Scalars().Get(operand, dtype, *device));
+  for (const Operand& operand : operands) {
+    if (operand.tensor) {
+      values.push_back(Convert(ValueOrThrow(operand.tensor->GetIrValue()), dtype));
     } else {
-      values.push_back(
-          Convert(ValueOrThrow(ToXlaTensor(operand)->GetIrValue()), dtype));
+      values.push_back(Scalars().Get(operand.number, dtype, *device));
     }
   }
   std::vector<const Shape*> shapes;
