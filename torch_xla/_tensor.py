@@ -72,6 +72,13 @@ class XlaTensor(torch.Tensor):
     return f"{self.cpu()!r}".replace("tensor(", "tensor(", 1)[:-1] + \
         f", device='{self.device}')" if self.dim() >= 0 else super().__repr__()
 
+  # PyTorch refuses these for tensor subclasses; they read the value.
+  def tolist(self):
+    return self.cpu().tolist()
+
+  def numpy(self, *, force=False):
+    return self.cpu().numpy(force=force)
+
   def __reduce_ex__(self, protocol):
     # Pickling (torch.save) stores the CPU value.
     return (_from_cpu_for_unpickle, (self.cpu(), self.device.index))

@@ -108,10 +108,15 @@ def test_sync_needing_a_placeholder_fails_and_leaves_others_intact():
   p = xb.create_placeholder_tensor((4,), torch.float32)
   needs_p = p + 1
   with pytest.raises(RuntimeError, match="placeholder"):
-    torch_xla.sync()
-  del needs_p
-  torch_xla.sync()  # the next sync is unaffected
+    _XLAC._xla_sync_multi([needs_p, pending])
+  assert pending._xt.state == "IR value"  # untouched by the failed sync
+  # The step-wide sync runs what it can; the staged-out tensor stays pending.
+  torch_xla.sync()
+  assert pending._xt.state == "device data"
+  assert needs_p._xt.state == "IR value"
   torch.testing.assert_close(pending.cpu(), torch.arange(4.0) * 2)
+  with pytest.raises(RuntimeError, match="is a placeholder"):
+    needs_p.cpu()
 
 
 def test_parameter_mappings_on_mixed_graph():

@@ -1,26 +1,28 @@
 """Convolution (1-d, 2-d, 3-d, grouped, dilated, transposed) and its backward.
 
-The IR has no convolution op, so a convolution is a sum of matrix products,
-one per kernel offset ("shift and multiply"):
+The IR has no convolution op, so a convolution is one matrix product over
+"im2col" columns:
 
-  out[n, o, p] = sum_k sum_c x_pad[n, c, p * stride + k * dilation] w[o, c, k]
+  out[n, o, p] = sum_{c, k} x_pad[n, c, p * stride + k * dilation] w[o, c, k]
 
-For each offset k, a strided slice of the padded input gives the patch
-x_pad[:, :, k*d :: stride] of shape [N, C, *out_spatial], and one dot_general
-contracts its channels with w[:, :, k] (groups are a batch dimension of that
-dot). The partial products accumulate in f32 for bf16/f16 and round once.
+For each kernel offset k, a strided slice of the padded input gives the
+patch x_pad[:, :, k*d :: stride] of shape [N, C, *out_spatial]; the patches
+are stacked into columns [N, C, prod(K), *out] and one dot_general
+contracts (C, K) with the flattened weight [O, C, prod(K)] (groups are a
+batch dimension of that dot). bf16/f16 accumulate in f32 and round once.
 
-Cost: prod(kernel) slices and dots of N*C*prod(out) x C*O/groups each, i.e.
-the FLOPs of a direct convolution and one patch of extra memory at a time;
-no im2col buffer. Fine for small CNNs; a native convolution op would be
-faster on accelerators.
+Cost: the FLOPs of a direct convolution, plus a columns buffer of
+N * C * prod(K) * prod(out) elements (prod(K) times the input for stride
+1). Exact and fine for small CNNs; a native convolution op would be faster
+and leaner on accelerators. (One dot per kernel offset, summed, avoids the
+buffer but compiled 2x slower and ran 2x slower on the CPU backend.)
 
 Backward uses the same two building blocks:
   grad_input  = conv of the grad, dilated by the stride (interior padding)
                 and padded by dilation*(k-1)-padding, with the kernel
                 flipped and its in/out channels swapped (stride 1);
-  grad_weight = for each kernel offset, the patch of the padded input
-                contracted with the grad over batch and spatial dims;
+  grad_weight = the columns of the padded input contracted with the grad
+                over batch and spatial dims (one dot);
   grad_bias   = the grad summed over batch and spatial dims.
 A transposed convolution is the input gradient of a regular one, so its
 forward and backward reuse the same functions with the roles swapped.
@@ -46,8 +48,9 @@ def _expand(value, n, name):
   return value
 
 
-def _patches(x, kernel, stride, pad_lo, pad_hi, dilation, lhs_dilation=None):
-  """Pads x [N, C, *S] and yields (offset index, patch [N, C, *out]).
+def _columns(x, kernel, stride, pad_lo, pad_hi, dilation, lhs_dilation=None):
+  """im2col: pads x [N, C, *S] and stacks the patch of every kernel offset
+  into columns [N, C, prod(K), *out]. Returns (columns, out).
 
   lhs_dilation inserts (d - 1) zeros between input elements (for input
   gradients and transposed convolutions). Negative padding crops.
@@ -64,18 +67,16 @@ def _patches(x, kernel, stride, pad_lo, pad_hi, dilation, lhs_dilation=None):
   for k in kernel:
     offsets = [o + [i] for o in offsets for i in range(k)]
   n, c = x.dims[:2]
-  for index, offset in enumerate(offsets):
+  patches = []
+  for offset in offsets:
     start = [0, 0] + [offset[i] * dilation[i] for i in range(nsp)]
     limit = [n, c] + [start[2 + i] + (out[i] - 1) * stride[i] + 1
                       for i in range(nsp)]
-    yield index, _ir.slice_(x, start, limit, [1, 1] + list(stride)), out
-
-
-def _kernel_slice(flat, index):
-  """w[:, :, k] of a weight flattened to [O, C, prod(K)]: [O, C]."""
-  o, c = flat.dims[:2]
-  return _ir.reshape(
-      _ir.slice_(flat, [0, 0, index], [o, c, index + 1]), [o, c])
+    patch = _ir.slice_(x, start, limit, [1, 1] + list(stride))
+    patches.append(_ir.reshape(patch, [n, c, 1] + out))
+  if len(patches) == 1:
+    return patches[0], out
+  return _ir.concatenate(patches, 2), out
 
 
 def _prod(values):
@@ -93,30 +94,22 @@ def conv(x, w, stride, pad_lo, pad_hi, dilation, groups, lhs_dilation=None):
   kernel = w.dims[2:]
   nsp = len(kernel)
   n, c = x.dims[:2]
-  o = w.dims[0]
+  o, cg = w.dims[:2]
+  kk = _prod(kernel)
   g = groups
-  flat = _ir.reshape(w, [o, w.dims[1], _prod(kernel)])
-  total = None
-  out = None
-  for index, patch, out in _patches(x, kernel, stride, pad_lo, pad_hi,
-                                    dilation, lhs_dilation):
-    wk = _kernel_slice(flat, index)  # [O, C/g]
-    if g == 1:
-      # [N, C, *out] x [O, C] -> [N, *out, O]
-      part = linalg.dot(patch, wk, [1], [1], accumulate=True)
-    else:
-      patch = _ir.reshape(patch, [n, g, c // g] + out)
-      wk = _ir.reshape(wk, [g, o // g, c // g])
-      # -> [g, N, *out, O/g]
-      part = linalg.dot(patch, wk, [2], [2], [1], [0], accumulate=True)
-    total = part if total is None else _ir.binary("add", total, part)
+  cols, out = _columns(x, kernel, stride, pad_lo, pad_hi, dilation,
+                       lhs_dilation)
   if g == 1:
-    # [N, *out, O] -> [N, O, *out]
-    return _ir.transpose(total, [0, nsp + 1] + list(range(1, nsp + 1)))
-  # [g, N, *out, O/g] -> [N, g, O/g, *out] -> [N, O, *out]
-  total = _ir.transpose(total,
-                        [1, 0, nsp + 2] + list(range(2, nsp + 2)))
-  return _ir.reshape(total, [n, o] + out)
+    # [N, C, K, *out] x [O, C, K] -> [N, *out, O] -> [N, O, *out]
+    flat = _ir.reshape(w, [o, cg, kk])
+    value = linalg.dot(cols, flat, [1, 2], [1, 2], accumulate=True)
+    return _ir.transpose(value, [0, nsp + 1] + list(range(1, nsp + 1)))
+  cols = _ir.reshape(cols, [n, g, cg, kk] + out)
+  flat = _ir.reshape(w, [g, o // g, cg, kk])
+  # -> [g, N, *out, O/g] -> [N, g, O/g, *out] -> [N, O, *out]
+  value = linalg.dot(cols, flat, [2, 3], [2, 3], [1], [0], accumulate=True)
+  value = _ir.transpose(value, [1, 0, nsp + 2] + list(range(2, nsp + 2)))
+  return _ir.reshape(value, [n, o] + out)
 
 
 def conv_weight_grad(x, grad, kernel, stride, pad_lo, pad_hi, dilation,
@@ -128,32 +121,27 @@ def conv_weight_grad(x, grad, kernel, stride, pad_lo, pad_hi, dilation,
   nsp = len(kernel)
   n, c = x.dims[:2]
   o = grad.dims[1]
-  g = groups
-  spatial = list(range(2, 2 + nsp))
-  parts = []
   out = grad.dims[2:]
-  if g > 1:
+  kk = _prod(kernel)
+  g = groups
+  cols, col_out = _columns(x, kernel, stride, pad_lo, pad_hi, dilation,
+                           lhs_dilation)
+  if col_out != out:
+    raise RuntimeError(
+        f"convolution_backward: grad_output spatial size {out} does not "
+        f"match the forward output size {col_out}")
+  if g == 1:
+    # [N, O, *out] x [N, C, K, *out] -> [O, C, K]
+    value = linalg.dot(grad, cols, [0] + list(range(2, 2 + nsp)),
+                       [0] + list(range(3, 3 + nsp)), accumulate=True)
+  else:
     grad = _ir.reshape(grad, [n, g, o // g] + out)
-  for _, patch, pout in _patches(x, kernel, stride, pad_lo, pad_hi, dilation,
-                                 lhs_dilation):
-    if pout != out:
-      raise RuntimeError(
-          f"convolution_backward: grad_output spatial size {out} does not "
-          f"match the forward output size {pout}")
-    if g == 1:
-      # [N, O, *out] x [N, C, *out] -> [O, C]
-      part = linalg.dot(grad, patch, [0] + spatial, [0] + spatial,
-                        accumulate=True)
-    else:
-      patch = _ir.reshape(patch, [n, g, c // g] + out)
-      sp = [s + 1 for s in spatial]
-      # -> [g, O/g, C/g]
-      part = linalg.dot(grad, patch, [0] + sp, [0] + sp, [1], [1],
-                        accumulate=True)
-      part = _ir.reshape(part, [o, c // g])
-    parts.append(_ir.reshape(part, [o, c // g, 1]))
-  stacked = parts[0] if len(parts) == 1 else _ir.concatenate(parts, 2)
-  return _ir.reshape(stacked, [o, c // g] + list(kernel))
+    cols = _ir.reshape(cols, [n, g, c // g, kk] + out)
+    # -> [g, O/g, C/g, K]
+    value = linalg.dot(grad, cols, [0] + list(range(3, 3 + nsp)),
+                       [0] + list(range(4, 4 + nsp)), [1], [1],
+                       accumulate=True)
+  return _ir.reshape(value, [o, c // g] + list(kernel))
 
 
 def _flip_swap(w, groups):
@@ -187,7 +175,7 @@ def conv_input_grad(grad, w, input_spatial, stride, padding, dilation,
               groups, lhs_dilation=stride)
 
 
-def _bias_add(value, bias, nsp):
+def _bias_add(value, bias):
   b = _ir.convert(xt_of(bias), value.dtype)
   return _ir.binary("add", value,
                     _ir.broadcast_in_dim(b, value.dims, [1]))
@@ -206,10 +194,9 @@ def _check(name, x, w, bias, stride, padding, dilation, transposed,
         f"weight {list(w.shape)}, but got {x.dim()}-dimensional input of "
         f"size {list(x.shape)} instead")
   if x.dtype != w.dtype or (bias is not None and bias.dtype != x.dtype):
-    other = w if x.dtype != w.dtype else bias
-    raise RuntimeError(
-        f"{name}: input type ({x.dtype}) and {'weight' if other is w else 'bias'} "
-        f"type ({other.dtype}) should be the same")
+    other, what = (w, "weight") if x.dtype != w.dtype else (bias, "bias")
+    raise RuntimeError(f"{name}: input type ({x.dtype}) and {what} type "
+                       f"({other.dtype}) should be the same")
   if x.dtype == torch.bool or x.dtype.is_complex:
     raise NotImplementedError(f"{name}: not implemented for {x.dtype}")
   stride = _expand(stride, nsp, "stride")
@@ -224,6 +211,11 @@ def _check(name, x, w, bias, stride, padding, dilation, transposed,
     raise RuntimeError("dilation should be greater than zero")
   if groups <= 0:
     raise RuntimeError("non-positive groups is not supported")
+  if w.shape[0] % groups:
+    raise RuntimeError(
+        f"Given groups={groups}, expected weight to be divisible by "
+        f"{groups} at dimension 0, but got weight of size "
+        f"[{list(w.shape)}] instead")
   if transposed:
     if any(op_ >= max(s, d) for op_, s, d in zip(output_padding, stride,
                                                  dilation)):
@@ -231,11 +223,6 @@ def _check(name, x, w, bias, stride, padding, dilation, transposed,
           f"output padding must be smaller than either stride or dilation, "
           f"but got output_padding={output_padding}, stride={stride}, "
           f"dilation={dilation}")
-    if w.shape[0] % groups:
-      raise RuntimeError(
-          f"Given groups={groups}, expected weight to be divisible by "
-          f"{groups} at dimension 0, but got weight of size "
-          f"[{list(w.shape)}] instead")
     if x.shape[1] != w.shape[0]:
       raise RuntimeError(
           f"Given transposed=1, weight of size {list(w.shape)}, expected "
@@ -243,11 +230,6 @@ def _check(name, x, w, bias, stride, padding, dilation, transposed,
           f"{x.shape[1]} channels instead")
     out_channels = w.shape[1] * groups
   else:
-    if w.shape[0] % groups:
-      raise RuntimeError(
-          f"Given groups={groups}, expected weight to be divisible by "
-          f"{groups} at dimension 0, but got weight of size "
-          f"[{list(w.shape)}] instead")
     if x.shape[1] != w.shape[1] * groups:
       raise RuntimeError(
           f"Given groups={groups}, weight of size {list(w.shape)}, expected "
@@ -287,7 +269,7 @@ def convolution(x, w, bias, stride, padding, dilation, transposed,
   else:
     value = conv(xv, wv, stride, padding, padding, dilation, groups)
   if bias is not None:
-    value = _bias_add(value, bias, nsp)
+    value = _bias_add(value, bias)
   return wrap(_ir.convert(value, code))
 
 

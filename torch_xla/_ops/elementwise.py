@@ -233,7 +233,8 @@ for _functional, _overloads in (
   op(*_overloads)(_inplace(_functional))
 
 
-@op(aten.where.self)
+@op(aten.where.self, aten.where.ScalarSelf, aten.where.ScalarOther,
+    aten.where.Scalar, torch.ops.prims.where.default)
 def where(condition, a, b):
   check_same_device("where", condition, a, b)
   dtype = result_type(a, b)
@@ -358,6 +359,17 @@ def relu(x):
 
 
 op(aten.relu_.default)(_inplace(relu))
+
+
+@op(aten.threshold.default)
+def threshold(x, threshold, value):
+  return where(le(x, threshold), value, x)
+
+
+@op(aten.threshold_backward.default)
+def threshold_backward(grad, x, threshold):
+  """ReLU's backward: the gradient where x > threshold, else 0."""
+  return where(le(x, threshold), 0, grad)
 
 
 @op(aten.silu.default)

@@ -20,8 +20,9 @@ import torch
 
 from torch_xla import _XLAC, _ir
 from torch_xla._ops import registry
-from torch_xla._ops._common import (canonical_dim, check_same_device,
-                                    code_of, literal, scalar)
+from torch_xla._ops._common import (broadcast_shapes, canonical_dim,
+                                    check_same_device, code_of, literal,
+                                    scalar)
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
 
@@ -59,7 +60,7 @@ def _wrap_negative(v, size):
 
 def _broadcast_index_shapes(shapes):
   try:
-    return list(torch.broadcast_shapes(*shapes))
+    return broadcast_shapes(*[list(s) for s in shapes])
   except RuntimeError:
     raise IndexError(
         "shape mismatch: indexing tensors could not be broadcast together "
@@ -290,18 +291,16 @@ def _scatter_dim(v, d, idx, updates, kind):
                      kind=kind)
 
 
-def _scalar_rank(x):
-  """0-dim tensors index like 1-element vectors."""
-  return x.dim() == 0
-
-
 @op(aten.index_select.default)
 def index_select(x, dim, index):
-  if _scalar_rank(x):
-    v = _ir.reshape(xt_of(x), [1])
-    _, n, idx = _dim_index(wrap(v), dim, index, "index_select()")
-    return wrap(_ir.reshape(_gather_dim(v, 0, idx), [n] if index.dim() else
-                            []))
+  if x.dim() == 0:
+    # Eager: a scalar's index_select is that scalar (index [0] or 0).
+    canonical_dim(dim, 0)
+    _check_index_dtype(index, "index_select()")
+    if index.numel() != 1:
+      raise RuntimeError(f"index_select(): Index to scalar can have only 1 "
+                         f"value, got {index.numel()} value(s)")
+    return wrap(_XLAC._clone(xt_of(x)))
   d, _, idx = _dim_index(x, dim, index, "index_select()")
   return wrap(_gather_dim(xt_of(x), d, idx))
 
@@ -329,7 +328,17 @@ def _dim_source(x, d, n, source, what):
   return xt_of(source)
 
 
+def _vector(t):
+  """0-dim tensors index like 1-element vectors."""
+  if isinstance(t, XlaTensor) and t.dim() == 0:
+    return wrap(_ir.reshape(xt_of(t), [1]))
+  return t
+
+
 def _index_copy_value(x, dim, index, source):
+  if x.dim() == 0:
+    return _ir.reshape(
+        _index_copy_value(_vector(x), dim, index, _vector(source)), [])
   d, n, idx = _dim_index(x, dim, index, "index_copy_()")
   src = _dim_source(x, d, n, source, "index_copy_()")
   return _scatter_dim(xt_of(x), d, idx, src, "replace")
@@ -348,6 +357,9 @@ def index_copy_(x, dim, index, source):
 
 
 def _index_add_value(x, dim, index, source, alpha):
+  if x.dim() == 0:
+    return _ir.reshape(
+        _index_add_value(_vector(x), dim, index, _vector(source), alpha), [])
   d, n, idx = _dim_index(x, dim, index, "index_add_()")
   if source.dtype != x.dtype:
     raise RuntimeError(
@@ -372,6 +384,8 @@ def index_add_(x, dim, index, source, alpha=1):
 
 
 def _index_fill_value(x, dim, index, value):
+  if x.dim() == 0:
+    return _ir.reshape(_index_fill_value(_vector(x), dim, index, value), [])
   d, n, idx = _dim_index(x, dim, index, "index_fill_()")
   code = code_of(x.dtype)
   if isinstance(value, XlaTensor):
@@ -532,8 +546,8 @@ def _scatter_reduce_value(x, dim, index, src, reduce, include_self):
 def scatter_reduce(x, dim, index, src, reduce, include_self=True):
   value = _scatter_reduce_value(x, dim, index, src, reduce, include_self)
   if value is None:
-    return _fallback(aten.scatter_reduce.two,
-                     (x, dim, index, src, reduce, include_self), {},
+    return _fallback(aten.scatter_reduce.two, (x, dim, index, src, reduce),
+                     {"include_self": include_self},
                      f"reduce='{reduce}' on {x.dtype} has no XLA scatter "
                      f"here (sum, and mean on floats, do)")
   return wrap(value)
@@ -543,8 +557,8 @@ def scatter_reduce(x, dim, index, src, reduce, include_self=True):
 def scatter_reduce_(x, dim, index, src, reduce, include_self=True):
   value = _scatter_reduce_value(x, dim, index, src, reduce, include_self)
   if value is None:
-    return _fallback(aten.scatter_reduce_.two,
-                     (x, dim, index, src, reduce, include_self), {},
+    return _fallback(aten.scatter_reduce_.two, (x, dim, index, src, reduce),
+                     {"include_self": include_self},
                      f"reduce='{reduce}' on {x.dtype} has no XLA scatter "
                      f"here (sum, and mean on floats, do)")
   return commit(x, value)
@@ -555,8 +569,10 @@ def scatter_reduce_(x, dim, index, src, reduce, include_self=True):
 
 def _masked_fill_value(x, mask, value, inplace):
   if mask.dtype != torch.bool:
+    name = {torch.float32: "float", torch.float64: "double"}.get(
+        mask.dtype, str(mask.dtype).replace("torch.", ""))
     raise RuntimeError(f"masked_fill_ only supports boolean masks, but got "
-                       f"mask with dtype {mask.dtype}")
+                       f"mask with dtype {name}")
   device = x.device.index
   code = code_of(x.dtype)
   if isinstance(value, torch.Tensor):
@@ -572,7 +588,7 @@ def _masked_fill_value(x, mask, value, inplace):
   m = _index_mask(mask, device)
   shape = list(x.shape)
   if list(mask.shape) != shape:
-    target = list(torch.broadcast_shapes(shape, mask.shape))
+    target = broadcast_shapes(shape, list(mask.shape))
     if inplace and target != shape:
       raise RuntimeError(f"output with shape {shape} doesn't match the "
                          f"broadcast shape {target}")

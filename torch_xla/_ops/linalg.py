@@ -29,8 +29,8 @@ def dot(a, b, lhs_contract, rhs_contract, lhs_batch=(), rhs_batch=(),
   """dot_general of two handles of one dtype, with eager's accumulation.
 
   Returns the product in the operands' dtype, or, with `accumulate`, in
-  the accumulation dtype (f32 for bf16/f16) so callers can sum several
-  products before rounding once (see `finish`).
+  the accumulation dtype (f32 for bf16/f16) so callers can add to it
+  (bias, beta * self) before rounding once.
   """
   code = a.dtype
   attrs = {
@@ -192,8 +192,8 @@ def _addmm_value(self, a, b, beta, alpha):
   _check_dtypes("addmm", a, b)
   if self.dtype != a.dtype:
     raise RuntimeError(
-        f"self and mat2 must have the same dtype, but got {_dtype_name(self.dtype)} "
-        f"and {_dtype_name(a.dtype)}")
+        f"self and mat2 must have the same dtype, but got "
+        f"{_dtype_name(self.dtype)} and {_dtype_name(a.dtype)}")
   product = dot(xt_of(a), xt_of(b), [1], [0], accumulate=True)
   return _scale_and_add("addmm", self, product, beta, alpha,
                         [a.shape[0], b.shape[1]])

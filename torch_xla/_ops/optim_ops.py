@@ -30,7 +30,11 @@ def _opmath(code):
 
 
 def _dtype_name(dtype):
-  return str(dtype).replace("torch.", "")
+  """dtype names as eager's C++ messages print them."""
+  return {torch.float32: "float", torch.float64: "double",
+          torch.bfloat16: "c10::BFloat16", torch.float16: "c10::Half",
+          torch.int64: "long int", torch.int32: "int"}.get(
+              dtype, str(dtype).replace("torch.", ""))
 
 
 def _value(x, code, shape, device):

@@ -1,4 +1,5 @@
-"""2-d pooling: max (with indices), average, adaptive average; backwards.
+"""2-d pooling: max (with indices), average, adaptive average and max; the
+backwards.
 
 Like convolution.py, windows are built by composition: the input is padded
 (with -inf for max, 0 for average) and each kernel offset k is one strided
@@ -9,6 +10,13 @@ input plane, as eager returns) of the offset that won: the first maximum,
 or the last NaN, as eager's CPU kernel does. Its backward scatter-adds the
 gradient to those indices; average pooling's backward pads the scaled
 gradient back to each offset's positions (the transpose of the slice).
+Average divisors come from pooling a 0/1 mask the same way.
+
+Adaptive average pooling with equal windows (output divides input) is a
+reshape and a sum; otherwise it multiplies by the [out, in] averaging
+matrix of each spatial dim (two dots). Adaptive max pooling gathers each
+window's rows and columns at their longest length (short windows repeat
+their last element, which never changes the first maximum).
 
 Cost: prod(kernel) slices and elementwise ops over the output; no extra
 memory beyond a slice at a time.
@@ -19,7 +27,7 @@ import math
 import torch
 
 from torch_xla import _ir
-from torch_xla._ops._common import check_same_device, code_of, literal
+from torch_xla._ops._common import check_same_device, literal
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import wrap, xt_of
 
@@ -204,10 +212,10 @@ def max_pool2d_with_indices(x, kernel_size, stride=(), padding=0,
   return wrap(best), wrap(index)
 
 
-@op(aten.max_pool2d_with_indices_backward.default)
-def max_pool2d_with_indices_backward(grad, x, kernel_size, stride, padding,
-                                     dilation, ceil_mode, indices):
-  check_same_device("max_pool2d_with_indices_backward", grad, x, indices)
+def _scatter_to_indices(name, grad, x, indices):
+  """Adds each grad element to the input position its index names (a flat
+  index into its [H, W] plane): the backward of max pools."""
+  check_same_device(name, grad, x, indices)
   g = xt_of(grad)
   idx = xt_of(indices)
   dims = list(x.shape)
@@ -216,10 +224,11 @@ def max_pool2d_with_indices_backward(grad, x, kernel_size, stride, padding,
   for d in dims[:-2]:
     planes *= d
   per_plane = g.dims[-2] * g.dims[-1]
-  if list(indices.shape) != g.dims:
+  if list(indices.shape) != g.dims or g.dims[:-2] != dims[:-2]:
     raise RuntimeError(
-        f"max_pool2d_with_indices_backward: indices {list(indices.shape)} "
-        f"and grad_output {g.dims} must have the same shape")
+        f"{name}: grad_output {g.dims}, indices {list(indices.shape)} and "
+        f"input {dims} must agree on all but the last two dims (and "
+        f"grad_output and indices on all)")
   device = x.device.index
   # Flat index into all planes: plane number * plane size + index in plane.
   base = _ir.binary(
@@ -235,6 +244,18 @@ def max_pool2d_with_indices_backward(grad, x, kernel_size, stride, padding,
       window_dims=[], inserted_dims=[0], scatter_dim_map=[0],
       index_vec_dim=1, kind="add")
   return wrap(_ir.reshape(out, dims))
+
+
+@op(aten.max_pool2d_with_indices_backward.default)
+def max_pool2d_with_indices_backward(grad, x, kernel_size, stride, padding,
+                                     dilation, ceil_mode, indices):
+  return _scatter_to_indices("max_pool2d_with_indices_backward", grad, x,
+                             indices)
+
+
+@op(aten.adaptive_max_pool2d_backward.default)
+def adaptive_max_pool2d_backward(grad, x, indices):
+  return _scatter_to_indices("adaptive_max_pool2d_backward", grad, x, indices)
 
 
 def _window_sum(geo, x_pad):
@@ -314,6 +335,10 @@ def avg_pool2d_backward(grad, x, kernel_size, stride, padding, ceil_mode,
   return wrap(_ir.convert(geo.crop(total), code))
 
 
+_TYPE_NAMES = {torch.int64: "Long", torch.int32: "Int", torch.int16: "Short",
+               torch.int8: "Char", torch.uint8: "Byte", torch.bool: "Bool"}
+
+
 def _adaptive_size(x, output_size):
   size = _pair(output_size, "output_size")
   if x.dim() not in (3, 4) or any(s == 0 for s in x.shape[-2:]):
@@ -385,7 +410,8 @@ def adaptive_avg_pool2d(x, output_size):
   code = v.dtype
   if code not in _ir.FLOAT_CODES:
     raise NotImplementedError(
-        f"adaptive_avg_pool2d: not implemented for {x.dtype}")
+        f"\"adaptive_avg_pool2d_cpu\" not implemented for "
+        f"'{_TYPE_NAMES.get(x.dtype, x.dtype)}'")
   device = x.device.index
   size = list(x.shape[-2:])
   lead = v.dims[:-2]
@@ -426,3 +452,82 @@ def adaptive_avg_pool2d_backward(grad, x):
     return wrap(_ir.convert(_ir.reshape(g, list(x.shape)), code))
   return wrap(_ir.convert(_adaptive(g, out, size, device, transpose=True),
                           code))
+
+
+def _adaptive_rows(out, size, j, device):
+  """[out] index of the j-th element of each adaptive window (clamped to
+  the window's last element, so short windows repeat it)."""
+  i = _ir.iota(_ir.S64, [out], 0, device)
+
+  def lit(v):
+    return literal(v, _ir.S64, [out], device)
+
+  start = _ir.binary("divide", _ir.binary("multiply", i, lit(size)), lit(out))
+  end = _ir.binary(
+      "divide",
+      _ir.binary("add", _ir.binary("multiply", i, lit(size)),
+                 lit(size + out - 1)), lit(out))
+  return _ir.binary("minimum", _ir.binary("add", start, lit(j)),
+                    _ir.binary("subtract", end, lit(1)))
+
+
+def _take(v, index, axis):
+  """v[..., index, ...] along `axis` (1 or 2) of a rank-3 handle."""
+  dims = v.dims
+  sizes = list(dims)
+  sizes[axis] = 1
+  offset = [0, 2] if axis == 1 else [0, 1]
+  return _ir.gather(v, _ir.reshape(index, [index.dims[0], 1]),
+                    offset_dims=offset, collapsed_dims=[axis],
+                    start_index_map=[axis], index_vec_dim=1,
+                    slice_sizes=sizes)
+
+
+@op(aten.adaptive_max_pool2d.default)
+def adaptive_max_pool2d(x, output_size):
+  """Max over eager's adaptive windows [floor(i*I/O), ceil((i+1)*I/O)):
+  every window is visited at its longest length, short ones repeating
+  their last row/column (repeats come after the original in row-major
+  order, so they never change the first maximum or its index)."""
+  out = _adaptive_size(x, output_size)
+  v = xt_of(x)
+  code = v.dtype
+  if code not in _ir.FLOAT_CODES:
+    raise NotImplementedError(
+        f"\"adaptive_max_pool2d\" not implemented for "
+        f"'{_TYPE_NAMES.get(x.dtype, x.dtype)}'")
+  device = x.device.index
+  h, w = x.shape[-2:]
+  lead = v.dims[:-2]
+  planes = 1
+  for d in lead:
+    planes *= d
+  if 0 in out:
+    return (wrap(literal(0, code, lead + out, device)),
+            wrap(literal(0, _ir.S64, lead + out, device)))
+  flat = _ir.reshape(v, [planes, h, w])
+  longest = [-(-h // out[0]) + 1, -(-w // out[1]) + 1]
+  longest = [min(longest[0], h), min(longest[1], w)]
+  dims = [planes] + out
+  best = _ir.broadcast_to(_lowest(code, device), dims)
+  index = None
+  is_float = code in _ir.FLOAT_CODES
+  cols = [_adaptive_rows(out[1], w, j, device) for j in range(longest[1])]
+  for jh in range(longest[0]):
+    row = _adaptive_rows(out[0], h, jh, device)
+    rows = _take(flat, row, 1)  # [P, OH, W]
+    row_base = _ir.binary("multiply", row, literal(w, _ir.S64, [out[0]],
+                                                   device))
+    for col in cols:
+      patch = _take(rows, col, 2)  # [P, OH, OW]
+      idx = _ir.binary("add", _ir.broadcast_in_dim(row_base, dims, [1]),
+                       _ir.broadcast_in_dim(col, dims, [2]))
+      if index is None:
+        index = idx
+      take = _ir.compare(patch, best, "GT")
+      if is_float:
+        take = _ir.binary("or", take, _ir.compare(patch, patch, "NE"))
+      best = _ir.select(take, patch, best)
+      index = _ir.select(take, idx, index)
+  return (wrap(_ir.reshape(best, lead + out)),
+          wrap(_ir.reshape(index, lead + out)))

@@ -142,6 +142,13 @@ def _normal01(shape, target, device, generator=None):
   return _ir.reshape(z, list(shape))
 
 
+def _fmt(value):
+  """A number as eager's C++ messages print it (2.0 -> 2)."""
+  if isinstance(value, float) and value.is_integer():
+    return str(int(value))
+  return str(value)
+
+
 def _float_code(name, x):
   code = code_of(x.dtype)
   if code not in _ir.FLOAT_CODES:
@@ -170,7 +177,7 @@ def uniform_(x, from_=0.0, to=1.0, generator=None):
   code = _float_code("check_uniform_bounds", x)
   if from_ > to:
     raise RuntimeError(f"uniform_ expects to return a [from, to) range, but "
-                       f"found from={from_} > to={to}")
+                       f"found from={_fmt(from_)} > to={_fmt(to)}")
   if _empty_result(x):
     return x
   shape, device = list(x.shape), x.device.index
@@ -188,7 +195,7 @@ def uniform_(x, from_=0.0, to=1.0, generator=None):
 def normal_(x, mean=0.0, std=1.0, generator=None):
   code = _float_code("normal_kernel_cpu", x)
   if std < 0:
-    raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
   if _empty_result(x):
     return x
   shape, device = list(x.shape), x.device.index
@@ -206,7 +213,7 @@ def exponential_(x, lambd=1.0, generator=None):
   code = _float_code("exponential_cpu", x)
   if not lambd > 0:
     raise RuntimeError(
-        f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+        f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
   if _empty_result(x):
     return x
   shape, device = list(x.shape), x.device.index
@@ -239,7 +246,7 @@ def _bernoulli_value(x, p, generator, name):
   else:
     if not 0 <= p <= 1:
       raise RuntimeError(
-          f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+          f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(p)}")
     pv = _param(float(p), _compute_code(target), shape, device)
   u = uniform01(shape, _compute_code(target), device, generator)
   return _ir.convert(_ir.compare(u, pv, "LT"), code)
@@ -347,7 +354,7 @@ def native_dropout(x, p, train):
   """(x * mask / (1 - p), mask) with mask ~ bernoulli(1 - p), like eager."""
   v = xt_of(x)
   shape, device = list(x.shape), x.device.index
-  if train is not None and not train or _empty_result(x):
+  if (train is not None and not train) or _empty_result(x):
     return (wrap(_XLAC._clone(v)),
             wrap(literal(True, _ir.PRED, shape, device)))
   code = code_of(x.dtype)
@@ -374,28 +381,29 @@ def native_dropout_backward(grad, mask, scale):
   return wrap(_ir.binary("multiply", g, m))
 
 
-def _like(name, x, dtype, device, fill):
-  """A new tensor shaped like x, filled in place by `fill(tensor)`."""
+def _like(x, dtype, device, fill, method, *args):
+  """A new tensor shaped like x filled by the in-place rule `fill` (or, for
+  a non-xla `device`, by the eager tensor method of that name)."""
   dtype = dtype or x.dtype
   if device is not None and torch.device(device).type != "xla":
-    return fill(torch.empty(tuple(x.shape), dtype=dtype, device=device))
+    target = torch.empty(tuple(x.shape), dtype=dtype, device=device)
+    return getattr(target, method)(*args[:-1], generator=args[-1])
   index = x.device.index if device is None else (
       torch.device(device).index or 0)
-  return fill(wrap(literal(0, code_of(dtype), list(x.shape), index)))
+  target = wrap(literal(0, code_of(dtype), list(x.shape), index))
+  return fill(target, *args)
 
 
 @op(aten.rand_like.default, aten.rand_like.generator)
 def rand_like(x, *, generator=None, dtype=None, layout=None, device=None,
               pin_memory=None, memory_format=None):
-  return _like("rand_like", x, dtype, device,
-               lambda t: t.uniform_(generator=generator))
+  return _like(x, dtype, device, uniform_, "uniform_", 0.0, 1.0, generator)
 
 
 @op(aten.randn_like.default, aten.randn_like.generator)
 def randn_like(x, *, generator=None, dtype=None, layout=None, device=None,
                pin_memory=None, memory_format=None):
-  return _like("randn_like", x, dtype, device,
-               lambda t: t.normal_(generator=generator))
+  return _like(x, dtype, device, normal_, "normal_", 0.0, 1.0, generator)
 
 
 @op(aten.randint_like.default, aten.randint_like.generator,
@@ -404,16 +412,15 @@ def randint_like(x, high, *, generator=None, dtype=None, layout=None,
                  device=None, pin_memory=None, memory_format=None):
   if isinstance(high, torch.Tensor):
     high = int(high.item())
-  return _like("randint_like", x, dtype, device,
-               lambda t: t.random_(0, high, generator=generator))
+  return _like(x, dtype, device, random_from, "random_", 0, high, generator)
 
 
 @op(aten.randint_like.low_dtype, aten.randint_like.low_generator_dtype)
 def randint_like_low(x, low, high, *, generator=None, dtype=None,
                      layout=None, device=None, pin_memory=None,
                      memory_format=None):
-  return _like("randint_like", x, dtype, device,
-               lambda t: t.random_(low, high, generator=generator))
+  return _like(x, dtype, device, random_from, "random_", low, high,
+               generator)
 
 
 def _bitonic_sort(x):

@@ -11,8 +11,8 @@ Numerics follow eager CPU PyTorch:
 - argmax/argmin/max.dim/min.dim give the first index of the extreme value
   (of the first NaN when there is one), like eager.
 
-The helpers taking handles (reduce_sum, reduce_extreme, keep_dims, ...) are
-shared with normalization.py and losses.py.
+The helpers on handles (acc_code, reduction_dims, keep_dims, reduce_extreme)
+are shared with normalization.py and losses.py.
 """
 
 import math
@@ -31,6 +31,11 @@ _HALF_CODES = (_ir.BF16, _ir.F16)
 
 # ---------------------------------------------------------------------------
 # Helpers on handles.
+
+
+def _lit(value, code, like):
+  """A literal with the shape and device of the handle `like`."""
+  return literal(value, code, like.dims, like.device)
 
 
 def acc_code(code: int) -> int:
@@ -74,23 +79,16 @@ def _reduce(v, dims, kind: str, keepdim: bool):
   return out
 
 
-def reduce_sum(v, dims, keepdim: bool = False):
-  """Sum of a handle over `dims`, accumulated in f32 for bf16/f16."""
-  code = v.dtype
-  out = _reduce(_ir.convert(v, acc_code(code)), dims, "sum", keepdim)
-  return _ir.convert(out, code)
-
-
 def reduce_extreme(v, dims, kind: str, keepdim: bool = False):
   """max or min of a handle over `dims`; NaN wins like in eager."""
   out = _reduce(v, dims, kind, keepdim)
   if v.dtype in _ir.FLOAT_CODES and dims:
     has_nan = _reduce(_ir.compare(v, v, "NE"), dims, "or", keepdim)
-    out = _ir.select(has_nan, literal(math.nan, v.dtype, out.dims, v.device), out)
+    out = _ir.select(has_nan, _lit(math.nan, v.dtype, out), out)
   return out
 
 
-def first_index(v, extreme_kept, d: int):
+def _first_index(v, extreme_kept, d: int):
   """Index along `d` of the first element equal to `extreme_kept` (the
   keepdim max/min of `v`), or of the first NaN; keeps dim `d` as size 1."""
   shape = v.dims
@@ -98,7 +96,7 @@ def first_index(v, extreme_kept, d: int):
   if v.dtype in _ir.FLOAT_CODES:
     hit = _ir.binary("or", hit, _ir.compare(v, v, "NE"))
   index = _ir.iota(S64, shape, d, v.device)
-  past_end = literal(shape[d], S64, shape, v.device)
+  past_end = _lit(shape[d], S64, v)
   return _reduce(_ir.select(hit, index, past_end), [d], "min", True)
 
 
@@ -109,14 +107,12 @@ def _check_nonempty_dims(name, shape, dims):
           f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
-def _integral_to_int64(dtype: torch.dtype) -> int:
-  return code_of(dtype) if dtype.is_floating_point else S64
-
-
-def _value_in(x, dtype):
-  """x's handle converted to `dtype` when one is given."""
-  v = xt_of(x)
-  return v if dtype is None else _ir.convert(v, code_of(dtype))
+def _result_code(x, dtype) -> int:
+  """Result type of sum/prod/cumsum: `dtype` if given, else x's for floats
+  and int64 for integers and bool (eager's promotion)."""
+  if dtype is not None:
+    return code_of(dtype)
+  return code_of(x.dtype) if x.dtype.is_floating_point else S64
 
 
 # ---------------------------------------------------------------------------
@@ -124,10 +120,9 @@ def _value_in(x, dtype):
 
 
 def _sum(x, dim, keepdim, dtype):
-  v = xt_of(x)
-  code = code_of(dtype) if dtype is not None else _integral_to_int64(x.dtype)
+  code = _result_code(x, dtype)
   dims = reduction_dims(dim, x.dim())
-  out = _reduce(_ir.convert(v, acc_code(code)), dims, "sum", keepdim)
+  out = _reduce(_ir.convert(xt_of(x), acc_code(code)), dims, "sum", keepdim)
   return wrap(_ir.convert(out, code))
 
 
@@ -152,7 +147,7 @@ def _mean(x, dim, keepdim, dtype):
   dims = reduction_dims(dim, x.dim())
   count = math.prod(x.shape[d] for d in dims)
   total = _reduce(_ir.convert(xt_of(x), acc), dims, "sum", keepdim)
-  mean = _ir.binary("divide", total, literal(count, acc, total.dims, total.device))
+  mean = _ir.binary("divide", total, _lit(count, acc, total))
   return wrap(_ir.convert(mean, code))
 
 
@@ -173,7 +168,7 @@ def mean_dim(x, dim, keepdim=False, dtype=None):
 
 
 def _prod(x, dim, keepdim, dtype):
-  code = code_of(dtype) if dtype is not None else _integral_to_int64(x.dtype)
+  code = _result_code(x, dtype)
   dims = reduction_dims(dim, x.dim())
   out = _reduce(_ir.convert(xt_of(x), acc_code(code)), dims, "prod", keepdim)
   return wrap(_ir.convert(out, code))
@@ -232,10 +227,10 @@ def _extreme_and_index(name, x, dim, keepdim, kind):
   d = canonical_dim(dim, rank)
   v = xt_of(x)
   if rank == 0:
-    return wrap(_XLAC._clone(v)), wrap(literal(0, S64, [], x.device.index))
+    return _XLAC._clone(v), literal(0, S64, [], v.device)
   _check_nonempty_dims(name, x.shape, [d])
   values = reduce_extreme(v, [d], kind, keepdim=True)
-  index = first_index(v, values, d)
+  index = _first_index(v, values, d)
   if not keepdim:
     out_shape = [s for i, s in enumerate(x.shape) if i != d]
     values, index = _ir.reshape(values, out_shape), _ir.reshape(index,
@@ -265,7 +260,7 @@ def _arg_extreme(name, kind):
                        "for input.numel() == 0.")
     flat = _ir.reshape(xt_of(x), [x.numel()])
     values = reduce_extreme(flat, [0], kind, keepdim=True)
-    index = first_index(flat, values, 0)
+    index = _first_index(flat, values, 0)
     return wrap(_ir.reshape(index, [1] * x.dim() if keepdim else []))
 
   rule.__name__ = name
@@ -291,7 +286,7 @@ def _var_and_mean(name, x, dim, correction, keepdim):
   count = math.prod(x.shape[d] for d in dims)
   v = _ir.convert(xt_of(x), acc)
   total = _reduce(v, dims, "sum", True)
-  mean_kept = _ir.binary("divide", total, literal(count, acc, total.dims, total.device))
+  mean_kept = _ir.binary("divide", total, _lit(count, acc, total))
   centered = _ir.binary("subtract", v, _ir.broadcast_to(mean_kept, v.dims))
   squares = _reduce(_ir.binary("multiply", centered, centered), dims, "sum",
                     keepdim)
@@ -334,7 +329,7 @@ def _truth(x):
   v = xt_of(x)
   if x.dtype == torch.bool:
     return v
-  return _ir.compare(v, literal(0, v.dtype, v.dims, v.device), "NE")
+  return _ir.compare(v, _lit(0, v.dtype, v), "NE")
 
 
 def _any_all(kind):
@@ -378,7 +373,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     out = reduce_extreme(_ir.unary("abs", v), dims,
                          "max" if ord > 0 else "min", keepdim)
   elif ord == 0:
-    nonzero = _ir.compare(v, literal(0, acc, v.dims, v.device), "NE")
+    nonzero = _ir.compare(v, _lit(0, acc, v), "NE")
     out = _reduce(_ir.convert(nonzero, acc), dims, "sum", keepdim)
   elif ord == 1:
     out = _reduce(_ir.unary("abs", v), dims, "sum", keepdim)
@@ -424,8 +419,7 @@ def _cumulative(kind):
 
   def rule(x, dim, *, dtype=None):
     d = canonical_dim(dim, x.dim())
-    code = code_of(dtype) if dtype is not None else _integral_to_int64(
-        x.dtype)
+    code = _result_code(x, dtype)
     v = _ir.convert(xt_of(x), acc_code(code))
     if x.dim() == 0:
       return wrap(_ir.convert(_XLAC._clone(v), code))
@@ -466,7 +460,7 @@ def logsumexp(x, dim, keepdim=False):
   # Subtract the max first; an infinite max (all -inf, or +inf) is replaced
   # by 0 so that inf - inf never makes a NaN that eager would not.
   m = reduce_extreme(v, dims, "max", keepdim=True)
-  m = _ir.select(_ir.unary("is_finite", m), m, literal(0, acc, m.dims, m.device))
+  m = _ir.select(_ir.unary("is_finite", m), m, _lit(0, acc, m))
   shifted = _ir.unary("exponential",
                       _ir.binary("subtract", v, _ir.broadcast_to(m, v.dims)))
   total = _reduce(shifted, dims, "sum", keepdim)
@@ -513,47 +507,51 @@ def _equal(xj, xi, is_float):
   return eq
 
 
+def _bitcast(v, code):
+  return _XLAC._op(_ir.K["bitcast_convert"], [v], {"dtype": _ir.DT[code]})
+
+
+def _ranks(v, descending):
+  """Sorted position of each element of v along its last dim (S32)."""
+  shape = v.dims
+  r = len(shape) - 1
+  n = shape[r]
+  pair = shape[:r] + [n, n]  # [..., j, i]
+  xj = _ir.broadcast_in_dim(v, pair, list(range(r)) + [r])
+  xi = _ir.broadcast_in_dim(v, pair, list(range(r)) + [r + 1])
+  is_float = v.dtype in _ir.FLOAT_CODES
+  j_before_i = _ir.compare(
+      _ir.iota(S32, pair, r, v.device), _ir.iota(S32, pair, r + 1, v.device),
+      "LT")
+  precedes = _ir.binary(
+      "or", _ordered_before(xj, xi, descending, is_float),
+      _ir.binary("and", _equal(xj, xi, is_float), j_before_i))
+  return _ir.reduce(_ir.convert(precedes, S32), [r], "sum")
+
+
 def _sorted_last(v, k, descending):
   """(values, indices) of the first k of v sorted along its last dim."""
   shape = v.dims
   r = len(shape) - 1
-  n = shape[r]
-  batch = list(range(r))
-  pair = shape[:r] + [n, n]  # [..., j, i]
-  xj = _ir.broadcast_in_dim(v, pair, batch + [r])
-  xi = _ir.broadcast_in_dim(v, pair, batch + [r + 1])
-  is_float = v.dtype in _ir.FLOAT_CODES
-  j = _ir.iota(S32, pair, r, v.device)
-  i = _ir.iota(S32, pair, r + 1, v.device)
-  precedes = _ir.binary(
-      "or", _ordered_before(xj, xi, descending, is_float),
-      _ir.binary("and", _equal(xj, xi, is_float), _ir.compare(j, i, "LT")))
-  rank = _ir.reduce(_ir.convert(precedes, S32), [r], "sum")  # [..., i]
-
-  # One-hot [..., p, i]: does element i land at output position p?
-  out_pair = shape[:r] + [k, n]
-  position = _ir.iota(S32, out_pair, r, v.device)
+  spread_dims = list(range(r)) + [r + 1]
+  out_pair = shape[:r] + [k, shape[r]]  # [..., p, i]
+  # One-hot: does element i land at output position p?
   onehot = _ir.compare(
-      _ir.broadcast_in_dim(rank, out_pair, batch + [r + 1]), position, "EQ")
+      _ir.broadcast_in_dim(_ranks(v, descending), out_pair, spread_dims),
+      _ir.iota(S32, out_pair, r, v.device), "EQ")
+
+  def pick(x):  # the one selected element per position, bit-exact
+    x = _ir.broadcast_in_dim(x, out_pair, spread_dims)
+    zero = literal(0, x.dtype, out_pair, x.device)
+    return _ir.reduce(_ir.select(onehot, x, zero), [r + 1], "or")
+
   bits_code = _BITS.get(v.dtype)
-  bits = v
   if bits_code is not None:
-    bits = _XLAC._op(_ir.K["bitcast_convert"], [v],
-                     {"dtype": _ir.DT[bits_code]})
-  elif v.dtype == PRED:
-    bits = _ir.convert(v, _ir.U8)
-  spread = _ir.broadcast_in_dim(bits, out_pair, batch + [r + 1])
-  picked = _ir.reduce(
-      _ir.select(onehot, spread, literal(0, bits.dtype, out_pair, v.device)), [r + 1],
-      "or")
-  if bits_code is not None:
-    values = _XLAC._op(_ir.K["bitcast_convert"], [picked],
-                       {"dtype": _ir.DT[v.dtype]})
-  else:
-    values = _ir.convert(picked, v.dtype)
-  index = _ir.iota(S64, out_pair, r + 1, v.device)
-  indices = _ir.reduce(
-      _ir.select(onehot, index, literal(0, S64, out_pair, v.device)), [r + 1], "or")
+    values = _bitcast(pick(_bitcast(v, bits_code)), v.dtype)
+  else:  # integers; bool goes through u8
+    values = _ir.convert(pick(_ir.convert(v, _ir.U8) if v.dtype == PRED else
+                              v), v.dtype)
+  indices = pick(_ir.iota(S64, shape, r, v.device))
   return values, indices
 
 

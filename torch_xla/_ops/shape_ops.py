@@ -12,11 +12,11 @@ import math
 import torch
 
 from torch_xla import _XLAC, _ir
-from torch_xla._ops import views
+from torch_xla._ops import copy_ops, views
 from torch_xla._ops._common import (canonical_dim, check_same_device, code_of,
                                     literal, scalar)
 from torch_xla._ops.registry import aten, op
-from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
+from torch_xla._tensor import commit, wrap, xt_of
 
 # Concatenation.
 
@@ -198,16 +198,17 @@ def triu_(x, diagonal=0):
 # Padding.
 
 
-def _pad_pairs(x, pad, what="Padding"):
+def _pad_pairs(x, pad):
   pad = list(pad)
   if len(pad) % 2:
-    raise RuntimeError(f"{what} length must be divisible by 2")
+    raise RuntimeError(
+        f"Length of pad must be even but instead it equals {len(pad)}")
   rank = x.dim()
   if len(pad) // 2 > rank:
     raise RuntimeError(
-        f"{what} length should be less than or equal to two times the input "
-        f"dimension but got padding length {len(pad)} and input of "
-        f"dimension {rank}")
+        f"Length of pad should be no more than twice the number of "
+        f"dimensions of the input. Pad length is {len(pad)} while the input "
+        f"has {rank} dimensions.")
   low, high = [0] * rank, [0] * rank
   for i in range(len(pad) // 2):
     d = rank - 1 - i
@@ -463,68 +464,65 @@ def _index(device, default):
   return torch.device(device).index or 0
 
 
-def _filled(x, size, value, dtype, device, fixed):
-  """A tensor of `size` filled with `value`: a literal for the fixed 0/1 of
-  zeros/ones, a scalar parameter for a user's fill value."""
+def _filled(x, size, value, dtype, device):
+  """A tensor of `size` filled with `value` (copy_ops.fill: a parameter, so
+  neither a new value nor a first step's fresh zeros changes the graph)."""
   dtype = dtype or x.dtype
   if not _is_xla(device):
     return torch.full(list(size), value, dtype=dtype, device=device)
-  code = code_of(dtype)
-  index = _index(device, x.device.index)
-  if fixed:
-    return wrap(literal(value, code, list(size), index))
-  return wrap(_ir.broadcast_to(scalar(value, code, index), list(size)))
+  return wrap(copy_ops.fill(value, size, dtype, _index(device,
+                                                      x.device.index)))
 
 
 @op(aten.new_zeros.default)
 def new_zeros(x, size, dtype=None, layout=None, device=None, pin_memory=None):
-  return _filled(x, size, 0, dtype, device, True)
+  return _filled(x, size, 0, dtype, device)
 
 
 @op(aten.new_ones.default)
 def new_ones(x, size, dtype=None, layout=None, device=None, pin_memory=None):
-  return _filled(x, size, 1, dtype, device, True)
+  return _filled(x, size, 1, dtype, device)
 
 
 @op(aten.new_empty.default)
 def new_empty(x, size, dtype=None, layout=None, device=None, pin_memory=None):
-  return _filled(x, size, 0, dtype, device, True)
+  return _filled(x, size, 0, dtype, device)
 
 
 @op(aten.new_empty_strided.default)
 def new_empty_strided(x, size, stride, dtype=None, layout=None, device=None,
                       pin_memory=None):
-  return _filled(x, size, 0, dtype, device, True)
+  return _filled(x, size, 0, dtype, device)
 
 
 @op(aten.new_full.default)
 def new_full(x, size, fill_value, dtype=None, layout=None, device=None,
              pin_memory=None):
-  return _filled(x, size, fill_value, dtype, device, False)
+  return _filled(x, size, fill_value, dtype, device)
 
 
 @op(aten.zeros_like.default)
 def zeros_like(x, dtype=None, layout=None, device=None, pin_memory=None,
                memory_format=None):
-  return _filled(x, x.shape, 0, dtype, device, True)
+  return _filled(x, x.shape, 0, dtype, device)
 
 
 @op(aten.ones_like.default)
 def ones_like(x, dtype=None, layout=None, device=None, pin_memory=None,
               memory_format=None):
-  return _filled(x, x.shape, 1, dtype, device, True)
+  return _filled(x, x.shape, 1, dtype, device)
 
 
 @op(aten.empty_like.default)
 def empty_like(x, dtype=None, layout=None, device=None, pin_memory=None,
                memory_format=None):
-  return _filled(x, x.shape, 0, dtype, device, True)
+  return _filled(x, x.shape, 0, dtype, device)
 
 
 @op(aten.full_like.default)
 def full_like(x, fill_value, dtype=None, layout=None, device=None,
               pin_memory=None, memory_format=None):
-  return _filled(x, x.shape, fill_value, dtype, device, False)
+  return _filled(x, x.shape, fill_value, dtype, device)
 
 
 # arange is a factory without tensor arguments: it dispatches on the XLA key.

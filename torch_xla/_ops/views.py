@@ -165,7 +165,7 @@ def _distinct(base_value, value):
 
 
 def _view(x, value, forward, inverse, strides, offset=None):
-  if offset is None:
+  if offset is None and strides is not None:
     offset = x.storage_offset()
   return wrap_view(value, x, forward, inverse, strides, offset)
 
@@ -185,6 +185,8 @@ def _reshape_view(x, shape, strides):
 @op(aten.view.default, aten._reshape_alias.default)
 def view(x, size, stride=None):
   shape = infer_size(size, x.numel())
+  if x._view is None:  # a root is contiguous: so is its view (fast path)
+    return _reshape_view(x, shape, None)
   return _reshape_view(x, shape,
                        view_strides(list(x.shape), list(x.stride()), shape))
 
@@ -192,8 +194,8 @@ def view(x, size, stride=None):
 @op(aten._unsafe_view.default)
 def _unsafe_view(x, size):
   # Not a view in eager (its input is a fresh copy): a plain reshape.
-  return wrap(_XLAC._clone(_ir.reshape(xt_of(x), infer_size(size,
-                                                            x.numel()))))
+  v = xt_of(x)
+  return wrap(_distinct(v, _ir.reshape(v, infer_size(size, x.numel()))))
 
 
 @op(aten.unsqueeze.default)
@@ -344,7 +346,7 @@ def _slice_view(x, d, start, end, step):
   """x[..., start:end:step, ...] on dim d; bounds already clamped."""
   n = max(0, (end - start + step - 1) // step)
   strides = list(x.stride())
-  offset = x.storage_offset() + (start * strides[d] if n else 0)
+  offset = x.storage_offset() + start * strides[d]
   strides[d] *= step
   v = xt_of(x)
   return _view(x, _distinct(v, slice_value(v, d, start, end, step)),
@@ -484,6 +486,8 @@ def diagonal_geometry(shape, offset, d1, d2):
 def diagonal_value(b, offset, d1, d2):
   shape = b.dims
   perm, r0, c0, n = diagonal_geometry(shape, offset, d1, d2)
+  if n == 0:
+    r0 = c0 = 0  # an empty diagonal: keep the (empty) slice in bounds
   v = _ir.transpose(b, perm)
   batch = v.dims[:-2]
   nb = len(batch)
@@ -624,3 +628,45 @@ def view_dtype(x, dtype):
 
   return _view(x, bitcast(xt_of(x), code), lambda b: bitcast(b, code),
                lambda b, nv: bitcast(nv, old), list(x.stride()))
+
+
+# In-place view ops (x.unsqueeze_(0), x.t_()): x itself becomes the view.
+
+
+def _set_metadata(func, x, args):
+  """Runs func's meta kernel on the wrapper: updates x's sizes and strides
+  only (how torch.utils._python_dispatch.return_and_correct_aliasing does
+  it for wrapper subclasses)."""
+  with torch.utils._mode_utils.no_dispatch():
+    meta_in_tls = torch._C._meta_in_tls_dispatch_include()
+    torch._C._set_meta_in_tls_dispatch_include(True)
+    try:
+      func(x, *args)
+    finally:
+      torch._C._set_meta_in_tls_dispatch_include(meta_in_tls)
+
+
+def _inplace_view(func, functional):
+  """x.op_(...): x becomes `functional(x, ...)`, a view of x's old value, so
+  other views and aliases of that value keep sharing it (as in eager)."""
+
+  def rule(x, *args):
+    new = functional(x, *args)
+    _set_metadata(func, x, args)
+    x._xt, x._view = new._xt, new._view
+    return x
+
+  rule.__name__ = functional.__name__ + "_"
+  return rule
+
+
+for _func, _functional in (
+    (aten.unsqueeze_.default, unsqueeze),
+    (aten.squeeze_.default, squeeze),
+    (aten.squeeze_.dim, squeeze_dim),
+    (aten.squeeze_.dims, squeeze_dims),
+    (aten.t_.default, t),
+    (aten.transpose_.default, transpose),
+    (aten.as_strided_.default, as_strided),
+):
+  op(_func)(_inplace_view(_func, _functional))

@@ -231,7 +231,8 @@ void InitTensorBindings(py::module_& m) {
         if (src->state() == TensorState::kIrValue) {
           ThrowIfError(dst->SetIrValue(src->ir_value()));
         } else {
-          ThrowIfError(src->CheckReadable());
+          // Placeholders pass through (tracing on them is the point).
+          ThrowIfError(src->GetIrValue().status());
           ThrowIfError(dst->SetData(src->data()));
           // The destination now owns the data for donation (the source is
           // usually a temporary; if it lives on, the sync's holder check
@@ -251,7 +252,7 @@ void InitTensorBindings(py::module_& m) {
         if (src->state() == TensorState::kIrValue) {
           return XlaTensor::FromIr(src->ir_value(), src->device());
         }
-        ThrowIfError(src->CheckReadable());
+        ThrowIfError(src->GetIrValue().status());  // deleted: an error
         return XlaTensor::FromData(src->data(), src->device());
       },
       "A new tensor (new tensor ID and alias ID) with the same value.");

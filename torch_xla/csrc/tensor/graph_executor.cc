@@ -1,15 +1,20 @@
 #include "torch_xla/csrc/tensor/graph_executor.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <fstream>
 #include <list>
 #include <map>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
+#include <tuple>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "torch_xla/csrc/ir/graph_hash.h"
 #include "torch_xla/csrc/ir/graph_walk.h"
 #include "torch_xla/csrc/lowering/lowering_context.h"
 #include "torch_xla/csrc/metrics/metrics.h"
@@ -207,6 +212,16 @@ absl::StatusOr<std::vector<BufferPtr>> GatherArguments(
   return arguments;
 }
 
+// TORCH_XLA_DUMP_HLO_DIR=<dir> writes every module compiled for a sync to
+// <dir>/sync_<n>.mlir, to see why a step recompiles.
+void DumpModule(const std::string& text) {
+  static const char* dir = std::getenv("TORCH_XLA_DUMP_HLO_DIR");
+  static std::atomic<int> count{0};
+  if (dir == nullptr || *dir == '\0') return;
+  std::ofstream out(absl::StrCat(dir, "/sync_", count++, ".mlir"));
+  out << text;
+}
+
 // Lowers, compiles (or finds) and runs one group; the group's tensors then
 // hold the outputs.
 absl::Status ExecuteGroup(SyncGroup& group, bool donate,
@@ -245,6 +260,7 @@ absl::Status ExecuteGroup(SyncGroup& group, bool donate,
     uncached->Add(1);
     absl::StatusOr<std::string> text = context.HloText();
     if (!text.ok()) return text.status();
+    DumpModule(*text);
     absl::StatusOr<const runtime::Device*> device =
         (*client)->GetDevice(group.device);
     if (!device.ok()) return device.status();
@@ -315,23 +331,72 @@ absl::StatusOr<std::vector<SyncGroup>> MakeGroups(
   }
   std::vector<SyncGroup> groups;
   for (auto& [device, group] : by_device) {
-    std::unordered_map<const Node*, std::vector<std::pair<int, int64_t>>> seen;
+    // Canonical result order: by what each tensor computes, then by ID, so
+    // the same step builds the same module whatever order its tensors were
+    // created in (e.g. optimizer state made during the first step).
+    std::vector<Value> values;
+    for (const XlaTensorPtr& tensor : group.tensors) {
+      values.push_back(tensor->ir_value());
+    }
+    std::vector<uint64_t> hashes = ValueHashes(values);
+    std::vector<size_t> order(group.tensors.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return hashes[a] < hashes[b];
+    });
+    std::vector<XlaTensorPtr> sorted;
+    for (size_t i : order) sorted.push_back(group.tensors[i]);
+    group.tensors = std::move(sorted);
+
+    // Tensors with the same value and alias ID share one result; a tensor
+    // with another alias ID (a clone) gets its own buffer, which it alone
+    // owns for later donation.
+    std::map<std::tuple<const Node*, int, int64_t>, int64_t> seen;
     for (const XlaTensorPtr& tensor : group.tensors) {
       const Value& value = tensor->ir_value();
-      int64_t index = -1;
-      for (const auto& [output, result] : seen[value.node.get()]) {
-        if (output == value.index) index = result;
-      }
-      if (index < 0) {
-        index = static_cast<int64_t>(group.results.size());
-        group.results.push_back(value);
-        seen[value.node.get()].emplace_back(value.index, index);
-      }
-      group.result_of_tensor.push_back(index);
+      auto key = std::make_tuple(value.node.get(), value.index,
+                                 tensor->alias_id());
+      auto [it, inserted] = seen.emplace(key, group.results.size());
+      if (inserted) group.results.push_back(value);
+      group.result_of_tensor.push_back(it->second);
     }
     groups.push_back(std::move(group));
   }
   return groups;
+}
+
+// Tensors whose pending value reads a placeholder: they can be traced and
+// lowered, never executed.
+std::unordered_set<const XlaTensor*> PlaceholderDependents(
+    absl::Span<const XlaTensorPtr> tensors) {
+  std::vector<Value> roots;
+  for (const XlaTensorPtr& tensor : tensors) {
+    if (tensor->state() == TensorState::kIrValue) {
+      roots.push_back(tensor->ir_value());
+    }
+  }
+  PostOrder order = ComputePostOrder(roots);
+  std::vector<bool> tainted(order.nodes.size(), false);
+  bool any = false;
+  for (size_t i = 0; i < order.nodes.size(); ++i) {
+    const Node* node = order.nodes[i];
+    bool t = node->data() != nullptr &&
+             node->data()->kind() == DataKind::kPlaceholder;
+    for (const Value& operand : node->operands()) {
+      t = t || tainted[order.PositionOf(operand.node.get())];
+    }
+    tainted[i] = t;
+    any = any || t;
+  }
+  std::unordered_set<const XlaTensor*> dependents;
+  if (!any) return dependents;
+  for (const XlaTensorPtr& tensor : tensors) {
+    if (tensor->state() == TensorState::kIrValue &&
+        tainted[order.PositionOf(tensor->ir_value().node.get())]) {
+      dependents.insert(tensor.get());
+    }
+  }
+  return dependents;
 }
 
 absl::Status Sync(absl::Span<const XlaTensorPtr> tensors, bool donate,
@@ -350,7 +415,15 @@ absl::Status Sync(absl::Span<const XlaTensorPtr> tensors, bool donate,
 absl::Status SyncLiveTensors() {
   std::lock_guard<std::mutex> lock(SyncMutex());
   std::vector<XlaTensorPtr> live = LiveTensors();
-  return Sync(live, /*donate=*/true, live);
+  // Tensors traced on placeholders (staged-out computations that are still
+  // referenced) stay pending: they can never run, and they must not stop
+  // the rest of the step. Reading one reports the placeholder.
+  std::unordered_set<const XlaTensor*> skip = PlaceholderDependents(live);
+  std::vector<XlaTensorPtr> runnable;
+  for (const XlaTensorPtr& tensor : live) {
+    if (!skip.count(tensor.get())) runnable.push_back(tensor);
+  }
+  return Sync(runnable, /*donate=*/true, live);
 }
 
 absl::Status SyncTensors(absl::Span<const XlaTensorPtr> tensors) {

@@ -16,7 +16,8 @@
 
 namespace torch_xla {
 
-// Executes the pending IR of every live tensor (torch_xla.sync()). Donates
+// Executes the pending IR of every live tensor (torch_xla.sync()), except
+// tensors whose value reads a placeholder: those stay pending. Donates
 // the buffers of tensors updated in place, and of explicit donors when the
 // buffer-donor config is on.
 absl::Status SyncLiveTensors();
