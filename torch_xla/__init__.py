@@ -14,6 +14,10 @@ from torch_xla import _XLAC
 
 _XLAC._runtime.set_plugin_search_path([p for p in sys.path if p])
 _XLAC._runtime.register_device_guard()
+# Backward ops only trace IR here, so autograd's per-device worker threads
+# buy nothing and the hand-off to them costs more than the ops: run the
+# backward pass on the calling thread (a thread-local autograd setting).
+torch._C._set_multithreading_enabled(False)
 
 from torch_xla import _ops  # noqa: E402,F401  (registers the ATen rules)
 from torch_xla._tensor import XlaTensor  # noqa: E402

@@ -126,13 +126,21 @@ struct Operand {
 Operand ToOperand(py::handle object) {
   if (py::isinstance<XlaTensor>(object)) return {py::cast<XlaTensorPtr>(object), {}};
   if (IsNumber(object)) return {nullptr, py::reinterpret_borrow<py::object>(object)};
-  if (py::hasattr(object, "_xt")) {
-    if (object.attr("_view").is_none()) {
-      return {py::cast<XlaTensorPtr>(object.attr("_xt")), {}};
+  // An 'xla' tensor keeps `_xt` (and `_view` when it is a view) in its
+  // instance dict: reading the dict directly is much cheaper than attribute
+  // lookup through torch.Tensor.
+  if (PyObject** dict_slot = _PyObject_GetDictPtr(object.ptr());
+      dict_slot != nullptr && *dict_slot != nullptr) {
+    PyObject* xt = PyDict_GetItemString(*dict_slot, "_xt");
+    if (xt != nullptr) {
+      PyObject* view = PyDict_GetItemString(*dict_slot, "_view");
+      if (view == nullptr || view == Py_None) {
+        return {py::cast<XlaTensorPtr>(py::handle(xt)), {}};
+      }
+      static py::object* xt_of = new py::object(
+          py::module_::import("torch_xla._tensor").attr("xt_of"));
+      return {py::cast<XlaTensorPtr>((*xt_of)(object)), {}};
     }
-    static py::object* xt_of = new py::object(
-        py::module_::import("torch_xla._tensor").attr("xt_of"));
-    return {py::cast<XlaTensorPtr>((*xt_of)(object)), {}};
   }
   if (py::hasattr(object, "dim") && object.attr("dim")().cast<int64_t>() == 0) {
     return {nullptr, object.attr("item")()};
