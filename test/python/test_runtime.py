@@ -120,3 +120,10 @@ def test_metrics_visible_and_resettable():
 def test_unsupported_dtype_is_a_clear_error():
   with pytest.raises(TypeError, match="complex64 is not supported"):
     _dtypes.to_code(torch.complex64)
+
+
+def test_tensor_factory_with_data_on_xla():
+  a = torch.tensor([1, 2, 3], device="xla")
+  assert a.device.type == "xla" and a.dtype == torch.int64
+  assert a.tolist() == [1, 2, 3]
+  assert torch.tensor(3.5, device="xla").item() == 3.5

@@ -30,8 +30,15 @@ def from_host(cpu: torch.Tensor, device: int = 0) -> XlaTensor:
 
 
 def alias_of(x: XlaTensor) -> XlaTensor:
-  """A new torch tensor sharing x's value (in-place updates are shared)."""
-  t = wrap(x._xt)
+  """A new torch tensor sharing x's value (in-place updates are shared),
+  with x's view metadata (strides too: composites like contiguous() read
+  them to decide whether to copy)."""
+  if x._view is None:
+    return wrap(x._xt)
+  t = torch.Tensor._make_wrapper_subclass(
+      XlaTensor, x.shape, strides=x.stride(),
+      storage_offset=x.storage_offset(), dtype=x.dtype, device=x.device)
+  t._xt = x._xt
   t._view = x._view
   return t
 
@@ -148,5 +155,12 @@ def _empty_strided(size, stride, dtype=None, layout=None, device=None,
   return _empty(size, dtype=dtype, device=device)
 
 
+def _copy_from(src, dst, non_blocking=False):
+  # Reached when PyTorch copies into an 'xla' tensor below the Python
+  # dispatch key (e.g. torch.tensor(data, device='xla')).
+  return copy_(dst, src)
+
+
 _xla_kernels.impl("empty.memory_format", _empty)
 _xla_kernels.impl("empty_strided", _empty_strided)
+_xla_kernels.impl("_copy_from", _copy_from)

@@ -56,7 +56,8 @@ def _mean_into(v, dims):
 
 
 def _softmax_dims(x, dim):
-  return [canonical_dim(dim, x.dim())] if x.dim() else []
+  d = canonical_dim(dim, x.dim())  # IndexError like eager's
+  return [d] if x.dim() else []
 
 
 def _shifted(x, dim, half_to_float):
@@ -216,11 +217,11 @@ def native_layer_norm_backward(grad_out, x, normalized_shape, mean, rstd,
   x_hat = _bin("multiply", _bin("subtract", v, mean_), rstd_)
   grad_input = None
   if output_mask[0]:
+    dims = list(range(axis, x.dim()))
     gx = g
-    w = _param(weight, acc, v.dims, list(range(axis, x.dim())))
+    w = _param(weight, acc, v.dims, dims)
     if w is not None:
       gx = _ir.binary("multiply", g, w)
-    dims = list(range(axis, x.dim()))
     grad_input = wrap(
         _ir.convert(_normalized_input_grad(gx, x_hat, rstd_, dims), code))
   grad_weight, grad_bias = _per_feature_grads(g, x_hat, weight, bias,
@@ -235,7 +236,7 @@ def fused_rms_norm(x, normalized_shape, weight, eps):
   code = code_of(x.dtype)
   acc = acc_code(code)
   if eps is None:
-    eps = _finfo_eps(x.dtype)
+    eps = torch.finfo(x.dtype).eps
   v = _ir.convert(xt_of(x), acc)
   dims = list(range(axis, x.dim()))
   mean_sq = _mean_into(_ir.binary("multiply", v, v), dims)
@@ -243,10 +244,6 @@ def fused_rms_norm(x, normalized_shape, weight, eps):
   rstd = _ir.unary("rsqrt", _ir.binary("add", mean_sq, eps_))
   out = _affine(_bin("multiply", v, rstd), weight, None, axis)
   return wrap(_ir.convert(out, code)), wrap(_ir.convert(rstd, code))
-
-
-def _finfo_eps(dtype):
-  return torch.finfo(dtype).eps
 
 
 @op(aten._fused_rms_norm_backward.default)
@@ -297,7 +294,7 @@ def _stats_dtype(x, *params):
 
 
 def _batch_norm(x, weight, bias, running_mean, running_var, training,
-                momentum, eps, update_running=True):
+                momentum, eps):
   """-> (out, save_mean, save_invstd, new_running_mean, new_running_var)
   handles; the running values are None when not updated."""
   reduce_dims = _channel_layout("batch_norm", x)
@@ -320,14 +317,14 @@ def _batch_norm(x, weight, bias, running_mean, running_var, training,
                      "sum")
     var = _ir.binary("divide", var, _lit(count, acc, var))
     invstd = _ir.unary("rsqrt", _bin("add", var, eps_))
-    if update_running and running_mean is not None:
+    if running_mean is not None:
       m = _ir.broadcast_to(scalar(momentum, acc, device), mean.dims)
       keep = _ir.broadcast_to(scalar(1 - momentum, acc, device), mean.dims)
       old = _ir.convert(xt_of(running_mean), acc)
       new_mean = _ir.binary("add", _ir.binary("multiply", keep, old),
                             _ir.binary("multiply", m, mean))
       new_mean = _ir.convert(new_mean, code_of(running_mean.dtype))
-    if update_running and running_var is not None:
+    if running_var is not None:
       m = _ir.broadcast_to(scalar(momentum, acc, device), var.dims)
       keep = _ir.broadcast_to(scalar(1 - momentum, acc, device), var.dims)
       unbias = count / (count - 1) if count > 1 else math.inf
@@ -405,6 +402,38 @@ def native_batch_norm_legit_functional(x, weight, bias, running_mean,
     new_var = _XLAC._clone(xt_of(running_var))
   return (wrap(out), wrap(save_mean), wrap(save_invstd), wrap(new_mean),
           wrap(new_var))
+
+
+def _empty_reserve(device):
+  return literal(0, _ir.U8, [0], device)
+
+
+@op(aten._batch_norm_with_update.default)
+def batch_norm_with_update(x, weight, bias, running_mean, running_var,
+                           momentum, eps):
+  out, save_mean, save_invstd = native_batch_norm(
+      x, weight, bias, running_mean, running_var, True, momentum, eps)
+  return out, save_mean, save_invstd, wrap(_empty_reserve(x.device.index))
+
+
+@op(aten._batch_norm_with_update_functional.default)
+def batch_norm_with_update_functional(x, weight, bias, running_mean,
+                                      running_var, momentum, eps):
+  out, save_mean, save_invstd, new_mean, new_var = (
+      native_batch_norm_legit_functional(x, weight, bias, running_mean,
+                                         running_var, True, momentum, eps))
+  return (out, save_mean, save_invstd, wrap(_empty_reserve(x.device.index)),
+          new_mean, new_var)
+
+
+@op(aten._batch_norm_no_update.default)
+def batch_norm_no_update(x, weight, bias, running_mean, running_var, momentum,
+                         eps):
+  """Evaluation mode: normalizes with the running statistics."""
+  out, save_mean, save_invstd, _, _ = _batch_norm(
+      x, weight, bias, running_mean, running_var, False, momentum, eps)
+  return (wrap(out), wrap(save_mean), wrap(save_invstd),
+          wrap(_empty_reserve(x.device.index)))
 
 
 @op(aten.native_batch_norm_backward.default)

@@ -16,12 +16,12 @@ are shared with normalization.py and losses.py.
 """
 
 import math
+import warnings
 
 import torch
 
 from torch_xla import _XLAC, _ir
-from torch_xla._ops._common import (canonical_dim, code_of, dtype_of_code,
-                                    literal, scalar)
+from torch_xla._ops._common import canonical_dim, code_of, literal, scalar
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import commit, wrap, xt_of
 
@@ -291,6 +291,11 @@ def _var_and_mean(name, x, dim, correction, keepdim):
   squares = _reduce(_ir.binary("multiply", centered, centered), dims, "sum",
                     keepdim)
   correction = 1 if correction is None else correction
+  if count - correction <= 0:
+    warnings.warn(
+        f"{name}(): degrees of freedom is <= 0. Correction should be "
+        "strictly less than the reduction factor (input numel divided by "
+        "output numel).", stacklevel=2)
   divisor = _ir.broadcast_to(
       scalar(max(0, count - correction), acc, x.device.index), squares.dims)
   var = _ir.binary("divide", squares, divisor)

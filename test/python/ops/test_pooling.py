@@ -1,0 +1,189 @@
+"""Pooling on 'xla' against eager CPU PyTorch: max pooling (values, indices,
+gradients), average pooling (padding, ceil_mode, count_include_pad,
+divisor_override), adaptive average/max pooling, and error messages.
+"""
+
+import re
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import torch_xla
+import torch_xla._ops.pooling  # noqa: F401  (until _ops/__init__ has it)
+import torch_xla._ops.convolution  # noqa: F401
+import torch_xla._ops.reductions  # noqa: F401
+import torch_xla._ops.views  # noqa: F401
+import torch_xla._ops.shape_ops  # noqa: F401
+from op_test_utils import XLA, check_op
+
+
+@pytest.fixture(autouse=True)
+def _seed():
+  torch.manual_seed(0)
+
+
+MAX_CASES = [
+    # kernel, stride, padding, dilation, ceil_mode
+    (2, None, 0, 1, False),
+    (3, 2, 1, 1, False),
+    (3, 2, 1, 1, True),
+    ((3, 2), (2, 3), (1, 1), 1, True),
+    (3, 1, 1, 2, False),
+    (3, 2, 1, 2, True),
+    (2, 3, 0, 1, True),
+    (1, 1, 0, 1, False),
+]
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 9, 7), (3, 8, 8)], ids=str)
+@pytest.mark.parametrize("case", MAX_CASES, ids=str)
+def test_max_pool2d_with_indices(case, shape):
+  kernel, stride, padding, dilation, ceil_mode = case
+  check_op(
+      lambda x: F.max_pool2d(x, kernel, stride, padding, dilation, ceil_mode,
+                             return_indices=True), torch.randn(shape))
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float64,
+                                   torch.int64, torch.int32])
+def test_max_pool2d_dtypes(dtype):
+  x = (torch.randn(2, 3, 8, 8) * 10).to(dtype)
+  check_op(lambda x: F.max_pool2d(x, 3, 2, 1, return_indices=True), x)
+
+
+def test_max_pool2d_nan_and_negative_infinity_like_eager():
+  x = torch.randn(1, 1, 5, 5)
+  x[0, 0, 1, 1] = float("nan")
+  x[0, 0, 2, 2] = float("nan")
+  check_op(lambda x: F.max_pool2d(x, 3, 1, 1, return_indices=True), x,
+           grad=False)
+  # Windows of -inf report their first in-bounds element, not padding.
+  check_op(lambda x: F.max_pool2d(x, 3, 2, 1, return_indices=True),
+           torch.full((1, 1, 5, 5), -float("inf")), grad=False)
+
+
+def test_max_pool1d():
+  check_op(lambda x: F.max_pool1d(x, 3, 2, 1, return_indices=True),
+           torch.randn(2, 3, 10))
+
+
+AVG_CASES = [
+    # kernel, stride, padding, ceil_mode, count_include_pad, divisor_override
+    (2, None, 0, False, True, None),
+    (3, 2, 1, False, True, None),
+    (3, 2, 1, False, False, None),
+    (3, 2, 1, True, True, None),
+    (3, 2, 1, True, False, None),
+    ((3, 2), (2, 1), (1, 0), True, True, 5),
+    (2, 3, 1, True, False, None),
+]
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 9, 7), (3, 8, 8)], ids=str)
+@pytest.mark.parametrize("case", AVG_CASES, ids=str)
+def test_avg_pool2d(case, shape):
+  kernel, stride, padding, ceil_mode, include_pad, divisor = case
+  check_op(
+      lambda x: F.avg_pool2d(x, kernel, stride, padding, ceil_mode,
+                             include_pad, divisor), torch.randn(shape))
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float64])
+def test_avg_pool2d_float_dtypes(dtype):
+  check_op(lambda x: F.avg_pool2d(x, 3, 2, 1, ceil_mode=True),
+           torch.randn(2, 3, 8, 8, dtype=dtype))
+
+
+def test_avg_pool2d_int64_truncates_like_eager():
+  check_op(lambda x: F.avg_pool2d(x, 3, 2, 1),
+           torch.randint(-50, 50, (2, 3, 7, 7)))
+
+
+def test_avg_pool1d():
+  check_op(lambda x: F.avg_pool1d(x, 3, 2, 1, count_include_pad=False),
+           torch.randn(2, 3, 10))
+
+
+@pytest.mark.parametrize("shape,out", [
+    ((2, 3, 8, 8), (2, 4)),
+    ((2, 3, 8, 8), (8, 8)),
+    ((2, 3, 9, 7), (4, 3)),
+    ((2, 3, 9, 7), (5, 6)),
+    ((3, 9, 7), (5, None)),
+    ((2, 3, 5, 5), 1),
+], ids=str)
+def test_adaptive_avg_pool2d(shape, out):
+  check_op(lambda x: F.adaptive_avg_pool2d(x, out), torch.randn(shape))
+
+
+def test_adaptive_avg_pool2d_bf16():
+  check_op(lambda x: F.adaptive_avg_pool2d(x, (3, 3)),
+           torch.randn(2, 3, 8, 8, dtype=torch.bfloat16))
+  check_op(lambda x: F.adaptive_avg_pool2d(x, (2, 4)),
+           torch.randn(2, 3, 8, 8, dtype=torch.bfloat16))
+
+
+def test_adaptive_avg_pool1d():
+  check_op(lambda x: F.adaptive_avg_pool1d(x, 4), torch.randn(2, 3, 10))
+
+
+@pytest.mark.parametrize("shape,out", [
+    ((2, 3, 8, 10), (2, 2)),
+    ((2, 3, 8, 10), (3, 5)),
+    ((3, 7, 9), (4, 4)),
+    ((1, 2, 5, 5), (5, 5)),
+], ids=str)
+def test_adaptive_max_pool2d(shape, out):
+  check_op(lambda x: F.adaptive_max_pool2d(x, out, return_indices=True),
+           torch.randn(shape))
+
+
+def test_adaptive_max_pool2d_nan_and_integer_error():
+  x = torch.randn(1, 1, 7, 7)
+  x[0, 0, 2, 3] = float("nan")
+  check_op(lambda x: F.adaptive_max_pool2d(x, 3, return_indices=True), x,
+           grad=False)
+  ints = torch.randint(-3, 3, (2, 7, 7))
+  message = "\"adaptive_max_pool2d\" not implemented for 'Long'"
+  with pytest.raises(NotImplementedError, match=message):
+    F.adaptive_max_pool2d(ints, 3)
+  with pytest.raises(NotImplementedError, match=message):
+    F.adaptive_max_pool2d(ints.to(XLA), 3)
+
+
+def test_max_pool_backward_accumulates_overlapping_windows():
+  # Overlapping windows that share a maximum send it every window's grad.
+  x = torch.zeros(1, 1, 4, 4)
+  x[0, 0, 1, 1] = 5.0
+  check_op(lambda x: F.max_pool2d(x, 3, 1, 1), x)
+
+
+def test_cnn_block_grads():
+  conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+  check_op(
+      lambda x, w, b: F.adaptive_avg_pool2d(
+          F.avg_pool2d(F.max_pool2d(F.conv2d(x, w, b, padding=1), 2),
+                       2, ceil_mode=True), 1),
+      torch.randn(2, 3, 9, 9), conv.weight.detach(), conv.bias.detach(),
+      atol=1e-4)
+
+
+@pytest.mark.parametrize("fn,message", [
+    (lambda x: F.max_pool2d(x, 2, padding=2),
+     "pad should be at most half of effective kernel size, but got pad=2, "
+     "kernel_size=2 and dilation=1"),
+    (lambda x: F.avg_pool2d(x, 2, padding=2),
+     "pad should be at most half of effective kernel size, but got pad=2, "
+     "kernel_size=2 and dilation=1"),
+    (lambda x: F.max_pool2d(x[:, :, :2, :2], 3),
+     "Output size is too small"),
+    (lambda x: F.max_pool2d(x[0, 0], 2),
+     "non-empty 3D or 4D (batch mode) tensor expected for input"),
+])
+def test_errors_match_eager(fn, message):
+  x = torch.randn(1, 1, 8, 8)
+  with pytest.raises(RuntimeError, match=re.escape(message)):
+    fn(x)
+  with pytest.raises(RuntimeError, match=re.escape(message)):
+    fn(x.to(XLA))

@@ -1,0 +1,311 @@
+"""Random ops on 'xla': statistics, ranges, reproducibility under
+torch.manual_seed, dropout semantics and gradients, and that the numbers
+are made on the device (rng_bit_generator, seed as a parameter, no
+host-to-device transfer while tracing, no recompiles for new seeds).
+"""
+
+import math
+import re
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import torch_xla
+import torch_xla._ops.random_ops  # noqa: F401  (until _ops/__init__ has it)
+import torch_xla._ops.reductions  # noqa: F401
+import torch_xla._ops.views  # noqa: F401
+import torch_xla._ops.shape_ops  # noqa: F401
+import torch_xla.debug.metrics as met
+from torch_xla import _XLAC
+from op_test_utils import XLA, fallback_counters
+
+N = 100_000
+FLOATS = [torch.float32, torch.float64, torch.bfloat16, torch.float16]
+
+
+@pytest.fixture(autouse=True)
+def _no_fallback():
+  torch.manual_seed(0)
+  before = fallback_counters()
+  yield
+  assert fallback_counters() == before, "a random op fell back to CPU"
+
+
+def _host(t):
+  assert t.device.type == "xla"
+  return t.cpu().double()
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("low,high", [(0.0, 1.0), (-3.0, 5.0)])
+def test_uniform(dtype, low, high):
+  x = _host(torch.empty(N, dtype=dtype, device=XLA).uniform_(low, high))
+  width = high - low
+  assert x.min() >= low and x.max() < high or (
+      dtype in (torch.bfloat16, torch.float16) and x.max() <= high)
+  assert abs(x.mean() - (low + high) / 2) < 0.01 * width
+  assert abs(x.std() - width / math.sqrt(12)) < 0.01 * width
+  # Every tenth of the range gets about a tenth of the samples.
+  counts = torch.histc(x.float(), bins=10, min=low, max=high)
+  assert (counts - N / 10).abs().max() < 0.05 * N / 10
+
+
+def test_rand_is_in_unit_interval_and_uses_all_mantissa_bits():
+  x = _host(torch.rand(N, device=XLA))
+  assert x.min() >= 0 and x.max() < 1
+  assert x.unique().numel() > 0.99 * N  # 23 random bits: few repeats
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("mean,std", [(0.0, 1.0), (2.0, 3.0)])
+def test_normal(dtype, mean, std):
+  x = _host(torch.empty(N + 1, dtype=dtype, device=XLA).normal_(mean, std))
+  assert abs(x.mean() - mean) < 0.02 * std
+  assert abs(x.std() - std) < 0.02 * std
+  # Tails like a normal: about 4.55% beyond two standard deviations.
+  beyond = ((x - mean).abs() > 2 * std).double().mean()
+  assert abs(beyond - 0.0455) < 0.005
+
+
+def test_randn_factory_and_like_ops():
+  x = _host(torch.randn(400, 250, device=XLA))
+  assert abs(x.mean()) < 0.02 and abs(x.std() - 1) < 0.02
+  base = torch.empty(N, device=XLA)
+  assert abs(_host(torch.rand_like(base)).mean() - 0.5) < 0.01
+  assert abs(_host(torch.randn_like(base)).std() - 1) < 0.02
+  r = _host(torch.randint_like(base, 3, 7))
+  assert set(r.unique().tolist()) == {3, 4, 5, 6}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_normal_tensor_mean_std(dtype):
+  mean = torch.full((N,), 2.0, dtype=dtype, device=XLA)
+  x = _host(torch.normal(mean, 0.5))
+  assert abs(x.mean() - 2) < 0.01 and abs(x.std() - 0.5) < 0.01
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_exponential(dtype):
+  x = _host(torch.empty(N, dtype=dtype, device=XLA).exponential_(2.0))
+  assert x.min() >= 0
+  assert abs(x.mean() - 0.5) < 0.01
+  assert abs(x.std() - 0.5) < 0.015
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int64,
+                                   torch.bool])
+@pytest.mark.parametrize("p", [0.0, 0.3, 1.0])
+def test_bernoulli_float_p(dtype, p):
+  x = torch.empty(N, dtype=dtype, device=XLA).bernoulli_(p)
+  assert x.dtype == dtype
+  values = _host(x)
+  assert set(values.unique().tolist()) <= {0.0, 1.0}
+  assert abs(values.mean() - p) < 0.01
+
+
+def test_bernoulli_tensor_p():
+  p = torch.tensor([0.0, 0.2, 0.5, 0.9, 1.0]).repeat(N // 5)
+  x = _host(torch.bernoulli(p.to(XLA))).view(-1, 5)
+  torch.testing.assert_close(x.mean(0), p[:5].double(), atol=0.015, rtol=0)
+  y = _host(torch.zeros(N // 5, 5, device=XLA).bernoulli_(p[:5].to(XLA)))
+  torch.testing.assert_close(y.mean(0), p[:5].double(), atol=0.015, rtol=0)
+  z = _host(torch.bernoulli(torch.zeros(N, device=XLA), 0.25))
+  assert abs(z.mean() - 0.25) < 0.01
+
+
+@pytest.mark.parametrize("dtype,low,high", [
+    (torch.int64, 0, 10),
+    (torch.int64, -5, 5),
+    (torch.int32, -(2**31), 2**31 - 1),
+    (torch.int8, -128, 128),
+    (torch.uint8, 0, 256),
+    (torch.float32, -3, 4),
+    (torch.bfloat16, 0, 5),
+])
+def test_randint_ranges(dtype, low, high):
+  x = torch.randint(low, high, (N,), dtype=dtype, device=XLA)
+  assert x.dtype == dtype
+  values = x.cpu().long()
+  assert values.min() >= low and values.max() <= high - 1
+  if high - low <= 256:
+    counts = torch.bincount(values - low, minlength=high - low)
+    assert counts.numel() == high - low and (counts > 0).all()
+    assert (counts.double() - N / (high - low)).abs().max() < 0.2 * N / (
+        high - low)
+  else:
+    assert values.double().mean() / 2**31 == pytest.approx(0, abs=0.01)
+
+
+def test_random_default_ranges():
+  ints = torch.empty(N, dtype=torch.int64, device=XLA).random_().cpu()
+  assert ints.min() >= 0 and ints.double().mean() > 2**61  # [0, 2^63 - 1]
+  floats = _host(torch.empty(N, device=XLA).random_())
+  assert floats.min() >= 0 and floats.max() <= 2**24
+  assert (floats == floats.round()).all()
+  bools = torch.empty(N, dtype=torch.bool, device=XLA).random_().cpu()
+  assert 0.48 < bools.double().mean() < 0.52
+  to = torch.empty(N, dtype=torch.int16, device=XLA).random_(7).cpu()
+  assert set(to.unique().tolist()) == set(range(7))
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5, 64, 1000, 1025])
+def test_randperm_is_a_permutation(n):
+  p = torch.randperm(n, device=XLA)
+  assert p.dtype == torch.int64 and p.shape == (n,)
+  assert torch.equal(p.cpu().sort().values, torch.arange(n))
+
+
+def test_randperm_is_uniform_and_seeded():
+  # One small graph run many times (cached), not one graph of many perms.
+  perms = torch.stack(
+      [torch.randperm(4, device=XLA).cpu() for _ in range(400)])
+  counts = torch.stack([torch.bincount(c, minlength=4) for c in perms.t()])
+  assert (counts - 100).abs().max() < 40  # each value in each position
+  torch.manual_seed(3)
+  a = torch.randperm(50, device=XLA).cpu()
+  torch.manual_seed(3)
+  b = torch.randperm(50, device=XLA).cpu()
+  assert torch.equal(a, b) and not torch.equal(a, torch.arange(50))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: torch.rand(1000, device=XLA),
+    lambda: torch.randn(1000, device=XLA),
+    lambda: torch.randint(0, 1 << 30, (1000,), device=XLA),
+    lambda: torch.empty(1000, device=XLA).exponential_(),
+    lambda: torch.empty(1000, device=XLA).bernoulli_(0.5),
+    lambda: F.dropout(torch.ones(1000, device=XLA), 0.5),
+    lambda: torch.randperm(1000, device=XLA),
+], ids=["rand", "randn", "randint", "exponential", "bernoulli", "dropout",
+        "randperm"])
+def test_reproducible_under_manual_seed(make):
+  torch.manual_seed(1234)
+  a, b = make().cpu(), make().cpu()
+  torch.manual_seed(1234)
+  c, d = make().cpu(), make().cpu()
+  torch.manual_seed(4321)
+  e = make().cpu()
+  assert torch.equal(a, c) and torch.equal(b, d)
+  assert not torch.equal(a, b)  # consecutive calls differ
+  assert not torch.equal(a, e)  # another seed differs
+
+
+def test_generator_argument():
+  g = torch.Generator().manual_seed(7)
+  a = torch.rand(100, device=XLA, generator=g).cpu()
+  g.manual_seed(7)
+  b = torch.empty(100, device=XLA).uniform_(generator=g).cpu()
+  assert torch.equal(a, b)
+
+
+@pytest.mark.parametrize("p", [0.1, 0.5, 0.8])
+def test_dropout_scaling_mask_and_grad(p):
+  x = (torch.rand(200, 500) + 0.5).to(XLA).requires_grad_()
+  y = F.dropout(x, p, training=True)
+  kept = y.detach().cpu() != 0
+  assert abs(1 - kept.double().mean() - p) < 0.01
+  torch.testing.assert_close(y.detach().cpu()[kept],
+                             x.detach().cpu()[kept] / (1 - p))
+  (grad,) = torch.autograd.grad((y * 3).sum(), x)
+  expected = kept.float() * 3 / (1 - p)
+  torch.testing.assert_close(grad.cpu(), expected)
+
+
+def test_dropout_edge_cases():
+  x = torch.randn(1000).to(XLA)
+  torch.testing.assert_close(F.dropout(x, 0.0).cpu(), x.cpu())
+  assert not F.dropout(x, 1.0).cpu().any()
+  torch.testing.assert_close(F.dropout(x, 0.5, training=False).cpu(), x.cpu())
+  module = torch.nn.Dropout(0.5).eval()
+  torch.testing.assert_close(module(x).cpu(), x.cpu())
+
+
+@pytest.mark.parametrize("p", [0.0, 0.3, 1.0])
+def test_native_dropout_and_backward(p):
+  x = torch.randn(N).to(XLA)
+  out, mask = torch.ops.aten.native_dropout(x, p, True)
+  assert mask.dtype == torch.bool
+  m = mask.cpu()
+  assert abs(1 - m.double().mean() - p) < 0.01
+  scale = 0.0 if p == 1 else 1 / (1 - p)
+  torch.testing.assert_close(out.cpu(), x.cpu() * m * scale)
+  g = torch.randn(N)
+  back = torch.ops.aten.native_dropout_backward(g.to(XLA), mask, scale)
+  torch.testing.assert_close(back.cpu(), g * m * scale)
+  same, ones = torch.ops.aten.native_dropout(x, p, False)
+  assert torch.equal(same.cpu(), x.cpu()) and ones.cpu().all()
+
+
+def test_values_are_made_on_the_device():
+  x = torch.rand(8, device=XLA)
+  hlo = _XLAC._get_xla_tensors_hlo([x._xt])
+  assert "stablehlo.rng_bit_generator" in hlo
+  assert "rng_algorithm THREE_FRY" in hlo
+  # The seed is the one parameter: a u64 scalar, not a baked constant.
+  assert re.search(r"func.func public @main\(%arg0: tensor<ui64>\)", hlo), hlo
+
+
+def test_no_transfer_while_tracing_and_no_recompile_for_new_seeds():
+  x = torch.randn(64, 64).to(XLA)
+  torch_xla.sync()
+
+  def transfers():
+    data = met.metric_data("TransferToDeviceTime")
+    return 0 if data is None else data[0]
+
+  outputs = []
+  compiles = []
+  for _ in range(3):
+    before_transfers = transfers()
+    before_compiles = met.counter_value("UncachedCompile") or 0
+    y = (F.dropout(x, 0.3) + torch.rand(64, 64, device=XLA) +
+         torch.randn(64, 64, device=XLA) +
+         torch.empty(64, 64, device=XLA).bernoulli_(0.4) +
+         torch.randint(0, 5, (64, 64), device=XLA) +
+         torch.empty(64, 64, device=XLA).exponential_(3.0))
+    assert transfers() == before_transfers, "tracing transferred data"
+    torch_xla.sync()
+    compiles.append((met.counter_value("UncachedCompile") or 0) -
+                    before_compiles)
+    outputs.append(y.cpu())
+  assert compiles[1:] == [0, 0], compiles
+  assert not torch.equal(outputs[0], outputs[1])
+
+
+def test_new_bounds_do_not_recompile():
+  compiles = []
+  for low, high, p in [(0, 5, 0.1), (3, 9, 0.7), (-2, 100, 0.4)]:
+    before = met.counter_value("UncachedCompile") or 0
+    a = torch.randint(low, high, (10,), device=XLA)
+    b = torch.empty(10, device=XLA).uniform_(low, high)
+    c = torch.empty(10, device=XLA).bernoulli_(p)
+    torch_xla.sync()
+    compiles.append((met.counter_value("UncachedCompile") or 0) - before)
+    assert a.cpu().min() >= low and a.cpu().max() < high
+    assert b.cpu().min() >= low and b.cpu().max() < high
+    c.cpu()
+  assert compiles[1:] == [0, 0], compiles
+
+
+@pytest.mark.parametrize("fn,error,message", [
+    (lambda x: x.uniform_(2, 1), RuntimeError,
+     "uniform_ expects to return a [from, to) range, but found from=2 > to=1"),
+    (lambda x: x.normal_(0, -1), RuntimeError,
+     "normal expects std >= 0.0, but found std -1"),
+    (lambda x: x.random_(5, 5), RuntimeError,
+     "random_ expects 'from' to be less than 'to', but got from=5 >= to=5"),
+    (lambda x: x.bernoulli_(1.5), RuntimeError,
+     "bernoulli_ expects p to be in [0, 1], but got p=1.5"),
+    (lambda x: x.exponential_(0), RuntimeError,
+     "exponential_ expects lambda > 0.0, but found lambda=0"),
+    (lambda x: x.long().uniform_(), NotImplementedError,
+     "\"check_uniform_bounds\" not implemented for 'Long'"),
+    (lambda x: x.to(torch.int8).random_(0, 1000), RuntimeError,
+     "to - 1 is out of bounds for signed char"),
+])
+def test_errors_match_eager(fn, error, message):
+  with pytest.raises(error, match=re.escape(message)):
+    fn(torch.zeros(3))
+  with pytest.raises(error, match=re.escape(message)):
+    fn(torch.zeros(3, device=XLA))
