@@ -79,3 +79,22 @@ def test_losses_match_cpu_and_steps_after_first_hit_the_cache(name):
   assert compiles[1:] == [compiles[0]] * (STEPS - 1), compiles
   assert not [n for n in met.counter_names() if n.startswith("aten::")]
   assert cpu_losses[-1] < cpu_losses[0]
+
+
+def test_in_place_type_errors_match_eager():
+  x = torch.ones(3, dtype=torch.int64)
+  with pytest.raises(RuntimeError) as eager:
+    x.add_(1.5)
+  with pytest.raises(RuntimeError) as lazy:
+    x.to(XLA).add_(1.5)
+  assert str(lazy.value) == str(eager.value)
+
+
+def test_bad_input_errors_are_clear():
+  a, b = torch.randn(2, 3).to(XLA), torch.randn(4, 5).to(XLA)
+  with pytest.raises(RuntimeError, match=r"2x3.*4x5|shapes cannot be multiplied"):
+    a @ b
+  with pytest.raises(RuntimeError, match="same device"):
+    a + torch.randn(2, 3)
+  with pytest.raises(TypeError, match="not supported on the XLA device"):
+    torch.randn(2, dtype=torch.complex64).to(XLA)

@@ -70,13 +70,20 @@ def as_xt(x, code: int, device: int):
 def result_type(a, b) -> torch.dtype:
   """torch.result_type with fast paths for the common cases."""
   tb = type(b)
-  if tb is float:
-    if type(a) is XlaTensor and a.dtype.is_floating_point:
-      return a.dtype
-  elif tb is XlaTensor and type(a) is XlaTensor:
+  if tb is XlaTensor:
+    if type(a) is XlaTensor:
+      dtype = a.dtype
+      if dtype is b.dtype:
+        return dtype
+  elif type(a) is XlaTensor:
     dtype = a.dtype
-    if dtype is b.dtype:
-      return dtype
+    # A Python number only promotes across categories (int -> float).
+    if tb is float:
+      if dtype.is_floating_point:
+        return dtype
+    elif tb is int:
+      if dtype is not torch.bool:
+        return dtype
   return torch.result_type(a, b)
 
 

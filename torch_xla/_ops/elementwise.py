@@ -24,19 +24,50 @@ def _float_type(dtype: torch.dtype) -> torch.dtype:
   return dtype if dtype.is_floating_point else torch.get_default_dtype()
 
 
+# c10's names, which eager's error messages use.
+_SCALAR_TYPE_NAMES = {
+    torch.float32: "Float", torch.float64: "Double", torch.bfloat16: "BFloat16",
+    torch.float16: "Half", torch.int64: "Long", torch.int32: "Int",
+    torch.int16: "Short", torch.int8: "Char", torch.uint8: "Byte",
+    torch.bool: "Bool",
+}
+
+
 def _inplace(result_fn):
   """An in-place rule from a functional one: x.op_(...) commits the result
   (converted back to x's dtype, as eager does)."""
 
   def rule(x, *args, **kwargs):
-    result = result_fn(x, *args, **kwargs)
-    value = _ir.convert(result._xt, code_of(x.dtype))
-    if list(x.shape) != value.dims:
+    value = result_fn(x, *args, **kwargs)._xt
+    if value.dims != list(x.shape):
       raise RuntimeError(
           f"output with shape {list(x.shape)} doesn't match the broadcast "
           f"shape {value.dims}")
-    return commit(x, value)
+    return commit(x, _ir.convert(value, code_of(x.dtype)))
 
+  return rule
+
+
+def _inplace_binary(name):
+  """x.op_(y) for a plain binary op: computed in x's dtype after eager's
+  promotion check, committed without an intermediate tensor."""
+
+  def rule(x, y, alpha=1):
+    dtype = result_type(x, y)
+    if dtype is not x.dtype and (dtype.is_floating_point and
+                                 not x.dtype.is_floating_point):
+      raise RuntimeError(
+          f"result type {_SCALAR_TYPE_NAMES.get(dtype, dtype)} can't be cast "
+          f"to the desired output type "
+          f"{_SCALAR_TYPE_NAMES.get(x.dtype, x.dtype)}")
+    value = elementwise(_ir.K[name], (x, _scaled(y, alpha)), dtype)
+    if value.dims != list(x.shape):
+      raise RuntimeError(
+          f"output with shape {list(x.shape)} doesn't match the broadcast "
+          f"shape {value.dims}")
+    return commit(x, _ir.convert(value, code_of(x.dtype)))
+
+  rule.__name__ = name + "_"
   return rule
 
 
@@ -214,9 +245,10 @@ le = op(aten.le.Tensor, aten.le.Scalar)(_comparison("LE"))
 gt = op(aten.gt.Tensor, aten.gt.Scalar)(_comparison("GT"))
 ge = op(aten.ge.Tensor, aten.ge.Scalar)(_comparison("GE"))
 
+op(aten.add_.Tensor, aten.add_.Scalar)(_inplace_binary("add"))
+op(aten.sub_.Tensor, aten.sub_.Scalar)(_inplace_binary("subtract"))
+
 for _functional, _overloads in (
-    (add, (aten.add_.Tensor, aten.add_.Scalar)),
-    (sub, (aten.sub_.Tensor, aten.sub_.Scalar)),
     (mul, (aten.mul_.Tensor, aten.mul_.Scalar)),
     (div, (aten.div_.Tensor, aten.div_.Scalar)),
     (div_mode, (aten.div_.Tensor_mode, aten.div_.Scalar_mode)),

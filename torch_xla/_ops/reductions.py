@@ -21,7 +21,8 @@ import warnings
 import torch
 
 from torch_xla import _XLAC, _ir
-from torch_xla._ops._common import canonical_dim, code_of, literal, scalar
+from torch_xla._ops._common import (canonical_dim, code_of, dtype_of_code,
+                                    literal, scalar)
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import commit, wrap, xt_of
 
@@ -477,15 +478,16 @@ def logsumexp(x, dim, keepdim=False):
 # ---------------------------------------------------------------------------
 # sort and topk.
 #
-# There is no sort primitive in the IR, so both rank elements by counting
-# comparisons: the rank of element i is the number of elements that come
-# before it (smaller, or equal with a smaller index: a stable sort). Output
-# position p then takes the element whose rank is p, selected exactly by a
-# bitwise OR over a one-hot mask. This costs O(n^2) comparisons (and memory
-# for the [..., n, n] mask) per sorted row of n elements, plus O(n k) for the
-# k outputs: fine for the small sizes it is meant for (top-k over classes,
-# sorting a few hundred values), not for long rows. NaN sorts as the
-# largest value, as in eager.
+# There is no sort primitive in the IR. Two lowerings, both stable (ties keep
+# index order) and both sorting NaN as the largest value, as eager does:
+# - rank by counting comparisons (_sorted_last): the rank of element i is
+#   the number of elements that come before it (smaller, or equal with a
+#   smaller index); output position p takes the element of rank p, selected
+#   bit-exactly by an OR over a one-hot mask. O(n^2) work and memory (an
+#   [..., n, n] mask) per row of n: for sort and for top-k of short rows.
+# - k rounds of "take the best element not taken yet" (_top_k_rounds):
+#   O(n k) work, k unrolled rounds of a few ops each. For top-k with k much
+#   smaller than n (sampling over a vocabulary), where n^2 would not fit.
 
 _BITS = {_ir.F32: S32, _ir.F64: S64, _ir.BF16: _ir.S16, _ir.F16: _ir.S16}
 
@@ -560,6 +562,69 @@ def _sorted_last(v, k, descending):
   return values, indices
 
 
+# Top-k uses k rounds when a round (about _ROUND_COST passes over the row)
+# is cheaper than the n passes of the comparison count.
+_ROUND_COST = 16
+
+
+def _top_k_rounds(v, k, largest):
+  """(values, indices) of the k best of v along its last dim, one per round."""
+  shape = v.dims
+  r = len(shape) - 1
+  n = shape[r]
+  is_float = v.dtype in _ir.FLOAT_CODES
+  if v.dtype == PRED:
+    v = _ir.convert(v, _ir.U8)
+  position = _ir.iota(S64, shape, r, v.device)
+  past_end = _lit(n, S64, position)
+  nan = _ir.compare(v, v, "NE") if is_float else None
+  # What a taken (or, for the smallest, NaN) element is replaced by.
+  if is_float:
+    worst = _lit(-math.inf if largest else math.inf, v.dtype, v)
+  else:
+    info = torch.iinfo(dtype_of_code[v.dtype])
+    worst = _lit(info.min if largest else info.max, v.dtype, v)
+  taken = _lit(False, PRED, v)
+  values, indices = [], []
+  for _ in range(k):
+    free = _ir.unary("not", taken)
+    hidden = taken
+    if is_float and not largest:
+      hidden = _ir.binary("or", taken, nan)  # NaN comes last
+    candidates = _ir.select(hidden, worst, v)
+    best = reduce_extreme(candidates, [r], "max" if largest else "min",
+                          keepdim=True)  # NaN wins for the largest
+    hit = _ir.compare(v, _ir.broadcast_to(best, shape), "EQ")
+    if is_float:
+      hit = _ir.binary("or", hit,
+                       _ir.binary("and", nan,
+                                  _ir.broadcast_to(
+                                      _ir.compare(best, best, "NE"), shape)))
+    first = _reduce(
+        _ir.select(_ir.binary("and", hit, free), position, past_end), [r],
+        "min", True)
+    if is_float and not largest:  # only NaNs left: take the first of them
+      first_nan = _reduce(
+          _ir.select(_ir.binary("and", nan, free), position, past_end), [r],
+          "min", True)
+      first = _ir.select(
+          _ir.compare(first, _lit(n, S64, first), "EQ"), first_nan, first)
+    chosen = _ir.compare(position, _ir.broadcast_to(first, shape), "EQ")
+    bits_code = _BITS.get(v.dtype, v.dtype)
+    bits = _bitcast(v, bits_code) if bits_code != v.dtype else v
+    picked = _reduce(
+        _ir.select(chosen, bits, _lit(0, bits_code, bits)), [r], "or", True)
+    values.append(_bitcast(picked, v.dtype) if bits_code != v.dtype else
+                  picked)
+    indices.append(first)
+    taken = _ir.binary("or", taken, chosen)
+  if k == 0:
+    out_shape = shape[:r] + [0]
+    return (literal(0, v.dtype, out_shape, v.device),
+            literal(0, S64, out_shape, v.device))
+  return _ir.concatenate(values, r), _ir.concatenate(indices, r)
+
+
 def _sort_along(x, dim, k, descending):
   """Moves `dim` last, sorts, keeps the first k, moves `dim` back."""
   v = xt_of(x)
@@ -569,7 +634,12 @@ def _sort_along(x, dim, k, descending):
   d = canonical_dim(dim, rank)
   perm = [i for i in range(rank) if i != d] + [d]
   inverse = [perm.index(i) for i in range(rank)]
-  values, indices = _sorted_last(_ir.transpose(v, perm), k, descending)
+  v = _ir.transpose(v, perm)
+  if k * _ROUND_COST < x.shape[d]:
+    values, indices = _top_k_rounds(v, k, descending)
+    values = _ir.convert(values, code_of(x.dtype))
+  else:
+    values, indices = _sorted_last(v, k, descending)
   return _ir.transpose(values, inverse), _ir.transpose(indices, inverse)
 
 

@@ -373,6 +373,37 @@ def test_topk(k, largest, dim, dtype):
   check_op(lambda a: a.topk(k, dim, largest=largest), x)
 
 
+@pytest.mark.parametrize("k", [1, 5, 20])
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("dtype", FLOATS + [torch.int64])
+def test_topk_long_rows(k, largest, dtype):
+  # k much smaller than the row: the O(n k) lowering.
+  x = (torch.randperm(3 * 700).reshape(3, 700) - 1000).to(dtype)
+  if dtype == torch.bfloat16:  # keep the values distinct in bf16
+    x = torch.randperm(3 * 700).reshape(3, 700).float().mul(0.25).to(dtype)
+  check_op(lambda a: a.topk(k, largest=largest), x)
+  check_op(lambda a: a.topk(k, 0, largest=largest), x.t().contiguous())
+
+
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk_long_rows_ties_nan_and_inf(largest):
+  x = torch.randint(-3, 4, (2, 600)).float()
+  x[0, [5, 17, 300]] = NAN
+  x[0, [8, 9]] = math.inf
+  x[1, :] = -math.inf
+  x[1, [40, 41]] = NAN
+  values, indices = x.to(XLA).topk(8, largest=largest)
+  expected, _ = x.topk(8, largest=largest)
+  torch.testing.assert_close(values.cpu(), expected, equal_nan=True)
+  # Indices point at those values, each once, ties in index order.
+  torch.testing.assert_close(x.gather(1, indices.cpu()), expected,
+                             equal_nan=True)
+  for row in indices.cpu():
+    assert len(set(row.tolist())) == 8
+  _, stable = x.sort(1, descending=largest, stable=True)
+  torch.testing.assert_close(indices.cpu(), stable[:, :8])
+
+
 def test_topk_unsorted_gives_the_same_set():
   x = torch.randn(4, 10)
   values, _ = x.to(XLA).topk(3, sorted=False)
