@@ -115,3 +115,12 @@ def _assert_close(actual, expected, atol, rtol):
       atol=default_atol if atol is None else atol,
       rtol=default_rtol if rtol is None else rtol,
       equal_nan=True)
+
+
+def random_tensor(shape, dtype=torch.float32):
+  """Random values of any dtype: normal floats, small ints, random bools."""
+  if dtype.is_floating_point:
+    return torch.randn(shape, dtype=dtype)
+  if dtype == torch.bool:
+    return torch.randint(0, 2, shape).bool()
+  return torch.randint(-5, 6, shape, dtype=dtype)

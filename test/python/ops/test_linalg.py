@@ -11,27 +11,12 @@ import torch
 import torch.nn.functional as F
 
 import torch_xla
-import torch_xla._ops.linalg  # noqa: F401  (until _ops/__init__ has it)
-import torch_xla._ops.reductions  # noqa: F401
-import torch_xla._ops.views  # noqa: F401
-import torch_xla._ops.shape_ops  # noqa: F401
 import torch_xla.debug.metrics as met
 from torch_xla import _XLAC
-from op_test_utils import XLA, check_op
+from op_test_utils import random_tensor as _rand, XLA, check_op
 
 FLOATS = [torch.float32, torch.bfloat16, torch.float16]
 INTS = [torch.int32, torch.int64]
-
-
-@pytest.fixture(autouse=True)
-def _seed():
-  torch.manual_seed(0)
-
-
-def _rand(shape, dtype=torch.float32):
-  if dtype.is_floating_point:
-    return torch.randn(shape, dtype=dtype)
-  return torch.randint(-5, 6, shape, dtype=dtype)
 
 
 @pytest.mark.parametrize("dtype", FLOATS + INTS)

@@ -11,21 +11,11 @@ import pytest
 import torch
 
 import torch_xla
-import torch_xla._ops.optim_ops  # noqa: F401  (until _ops/__init__ has it)
-import torch_xla._ops.linalg  # noqa: F401
-import torch_xla._ops.reductions  # noqa: F401
-import torch_xla._ops.views  # noqa: F401
-import torch_xla._ops.shape_ops  # noqa: F401
 import torch_xla.debug.metrics as met
 from torch_xla import _XLAC
 from op_test_utils import XLA, check_op, fallback_counters
 
 FLOATS = [torch.float32, torch.bfloat16]
-
-
-@pytest.fixture(autouse=True)
-def _seed():
-  torch.manual_seed(0)
 
 
 # lerp / addcmul / addcdiv -----------------------------------------------------

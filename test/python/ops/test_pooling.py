@@ -10,17 +10,7 @@ import torch
 import torch.nn.functional as F
 
 import torch_xla
-import torch_xla._ops.pooling  # noqa: F401  (until _ops/__init__ has it)
-import torch_xla._ops.convolution  # noqa: F401
-import torch_xla._ops.reductions  # noqa: F401
-import torch_xla._ops.views  # noqa: F401
-import torch_xla._ops.shape_ops  # noqa: F401
 from op_test_utils import XLA, check_op
-
-
-@pytest.fixture(autouse=True)
-def _seed():
-  torch.manual_seed(0)
 
 
 MAX_CASES = [

@@ -12,10 +12,6 @@ import torch
 import torch.nn.functional as F
 
 import torch_xla
-import torch_xla._ops.random_ops  # noqa: F401  (until _ops/__init__ has it)
-import torch_xla._ops.reductions  # noqa: F401
-import torch_xla._ops.views  # noqa: F401
-import torch_xla._ops.shape_ops  # noqa: F401
 import torch_xla.debug.metrics as met
 from torch_xla import _XLAC
 from op_test_utils import XLA, fallback_counters

@@ -373,16 +373,18 @@ def test_topk(k, largest, dim, dtype):
   check_op(lambda a: a.topk(k, dim, largest=largest), x)
 
 
-@pytest.mark.parametrize("k", [1, 5, 20])
+@pytest.mark.parametrize("k", [1, 20])
 @pytest.mark.parametrize("largest", [True, False])
 @pytest.mark.parametrize("dtype", FLOATS + [torch.int64])
 def test_topk_long_rows(k, largest, dtype):
   # k much smaller than the row: the O(n k) lowering.
   x = (torch.randperm(3 * 700).reshape(3, 700) - 1000).to(dtype)
-  if dtype == torch.bfloat16:  # keep the values distinct in bf16
-    x = torch.randperm(3 * 700).reshape(3, 700).float().mul(0.25).to(dtype)
+  if dtype == torch.bfloat16:  # 2100 distinct bf16 values: distinct bits
+    bits = torch.randperm(3 * 700).reshape(3, 700).to(torch.int16) + 0x3c00
+    x = bits.view(torch.bfloat16)
   check_op(lambda a: a.topk(k, largest=largest), x)
-  check_op(lambda a: a.topk(k, 0, largest=largest), x.t().contiguous())
+  if dtype == torch.float32:
+    check_op(lambda a: a.topk(k, 0, largest=largest), x.t().contiguous())
 
 
 @pytest.mark.parametrize("largest", [True, False])
@@ -400,7 +402,7 @@ def test_topk_long_rows_ties_nan_and_inf(largest):
                              equal_nan=True)
   for row in indices.cpu():
     assert len(set(row.tolist())) == 8
-  _, stable = x.sort(1, descending=largest, stable=True)
+  _, stable = x.sort(dim=1, descending=largest, stable=True)
   torch.testing.assert_close(indices.cpu(), stable[:, :8])
 
 

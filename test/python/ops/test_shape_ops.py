@@ -13,28 +13,11 @@ import torch
 import torch.nn.functional as F
 
 import torch_xla
-import torch_xla._ops.indexing  # noqa: F401  (until _ops/__init__ has them)
-import torch_xla._ops.reductions  # noqa: F401  (sum for the gradient checks)
-import torch_xla._ops.shape_ops  # noqa: F401
-import torch_xla._ops.views  # noqa: F401
 from torch_xla import _XLAC
-from op_test_utils import XLA, check_op, fallback_counters
+from op_test_utils import random_tensor as _rand, XLA, check_op, fallback_counters
 
 FLOATS = [torch.float32, torch.bfloat16]
 ALL = FLOATS + [torch.int64, torch.bool]
-
-
-@pytest.fixture(autouse=True)
-def _seed():
-  torch.manual_seed(0)
-
-
-def _rand(shape, dtype=torch.float32):
-  if dtype.is_floating_point:
-    return torch.randn(shape, dtype=dtype)
-  if dtype == torch.bool:
-    return torch.randint(0, 2, shape).bool()
-  return torch.randint(-5, 6, shape, dtype=dtype)
 
 
 def _graph_hash(t):
