@@ -1,7 +1,5 @@
 """Helpers shared by the ATen rules: unwrapping, scalars, promotion."""
 
-import collections
-
 import torch
 
 from torch_xla import _XLAC, _dtypes, _ir
@@ -10,26 +8,12 @@ from torch_xla._tensor import XlaTensor, wrap, xt_of
 code_of = _dtypes.to_code
 dtype_of_code = _dtypes._TORCH_DTYPES
 
-# Python scalars become scalar parameters whose values are sent when the
-# graph runs (a new learning rate never recompiles). Equal scalars share one
-# parameter through this cache.
-_SCALAR_CACHE_SIZE = 4096
-_scalars = collections.OrderedDict()
-
 
 def scalar(value, code: int, device: int):
-  """A scalar parameter handle holding `value` as element type `code`."""
-  key = (type(value), value, code, device)
-  xt = _scalars.get(key)
-  if xt is None:
-    if isinstance(value, int) and not isinstance(value, bool):
-      xt = _XLAC._tensor_scalar_int(value, code, device)
-    else:
-      xt = _XLAC._tensor_scalar(float(value), code, device)
-    _scalars[key] = xt
-    if len(_scalars) > _SCALAR_CACHE_SIZE:
-      _scalars.popitem(last=False)
-  return xt
+  """A Python number as a scalar parameter of element type `code`: its value
+  is sent when the graph runs, so a new value (a learning rate) never
+  recompiles. Equal numbers share one parameter (the C++ scalar cache)."""
+  return _XLAC._scalar(value, code, device)
 
 
 def literal(value, code: int, shape=(), device: int = 0):
@@ -57,16 +41,6 @@ def check_same_device(op_name, *tensors):
           f".to('xla') first")
 
 
-def as_xt(x, code: int, device: int):
-  """A handle for an operand: xla tensors as they are, numbers and cpu
-  scalars as scalar parameters of element type `code`."""
-  if isinstance(x, XlaTensor):
-    return _ir.convert(xt_of(x), code)
-  if isinstance(x, torch.Tensor):  # a cpu 0-dim tensor
-    return scalar(x.item(), code, device)
-  return scalar(x, code, device)
-
-
 def result_type(a, b) -> torch.dtype:
   """torch.result_type with fast paths for the common cases."""
   tb = type(b)
@@ -92,10 +66,6 @@ def broadcast_shapes(*shapes):
   if all(s == first for s in shapes):
     return list(first)
   return _XLAC._broadcast_shapes([list(s) for s in shapes])
-
-
-def shape_of(x):
-  return list(x.shape) if isinstance(x, torch.Tensor) else []
 
 
 def operand(x):

@@ -11,13 +11,12 @@ import math
 import torch
 
 from torch_xla import _XLAC, _ir
-from torch_xla._ops._common import (binary_operands, check_same_device,
+from torch_xla._ops._common import (binary_operands, broadcast_shapes,
+                                    check_same_device,
                                     code_of, device_of, elementwise, literal,
                                     result_type, scalar)
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
-
-_FLOAT_DEFAULT = torch.float32
 
 
 def _float_type(dtype: torch.dtype) -> torch.dtype:
@@ -172,14 +171,10 @@ def pow_tensor_scalar(x, exponent):
     v = _ir.convert(xt_of(x), code_of(dtype))
     return wrap(_ir.binary("multiply", v, v))
   if exponent == 1:
-    return wrap(_XLAC_clone(_ir.convert(xt_of(x), code_of(dtype))))
+    return wrap(_XLAC._clone(_ir.convert(xt_of(x), code_of(dtype))))
   if exponent == 0.5 and dtype.is_floating_point:
     return wrap(_ir.unary("sqrt", _ir.convert(xt_of(x), code_of(dtype))))
   return _binary("power", x, exponent, dtype)
-
-
-def _XLAC_clone(xt):
-  return _XLAC._clone(xt)
 
 
 @op(aten.pow.Tensor_Tensor, aten.pow.Scalar)
@@ -275,16 +270,11 @@ def where(condition, a, b):
       scalar(bool(condition.item()), _ir.PRED, device)
   cond = _ir.convert(cond, _ir.PRED)
   xa, xb = binary_operands(a, b, dtype)
-  shape = _broadcast(cond.dims, xa.dims)
+  shape = broadcast_shapes(cond.dims, xa.dims)
   return wrap(
       _ir.select(
           _ir.broadcast_to(cond, shape), _ir.broadcast_to(xa, shape),
           _ir.broadcast_to(xb, shape)))
-
-
-def _broadcast(a, b):
-  from torch_xla._ops._common import broadcast_shapes
-  return broadcast_shapes(a, b)
 
 
 def _unary_float(name):
@@ -334,7 +324,7 @@ def _integer_identity_or(name):
 
   def rule(x):
     if not x.dtype.is_floating_point:
-      return wrap(_XLAC_clone(xt_of(x)))
+      return wrap(_XLAC._clone(xt_of(x)))
     return wrap(_ir.unary(name, xt_of(x)))
 
   rule.__name__ = name
@@ -349,7 +339,7 @@ round_ = op(aten.round.default)(_integer_identity_or("round_nearest_even"))
 @op(aten.trunc.default)
 def trunc(x):
   if not x.dtype.is_floating_point:
-    return wrap(_XLAC_clone(xt_of(x)))
+    return wrap(_XLAC._clone(xt_of(x)))
   return wrap(_trunc(xt_of(x)))
 
 

@@ -21,17 +21,12 @@ import torch
 from torch_xla import _ir
 from torch_xla._ops._common import (broadcast_shapes, code_of, literal,
                                     scalar)
-from torch_xla._ops.reductions import acc_code
+from torch_xla._ops.reductions import acc_code, eager_type_name
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import wrap, xt_of
 
 S64 = _ir.S64
 _NONE, _MEAN, _SUM = 0, 1, 2
-_TYPE_NAMES = {
-    torch.float32: "Float", torch.float64: "Double", torch.bfloat16:
-        "BFloat16", torch.float16: "Half", torch.int32: "Int", torch.int16:
-            "Short", torch.int8: "Char", torch.bool: "Bool"
-}
 
 
 def _lit(value, code, like):
@@ -95,7 +90,7 @@ def _nll_layout(name, x, target, weight):
                        f"{list(target.shape)}")
   if target.dtype not in (torch.int64, torch.uint8):
     raise RuntimeError("expected target dtype to be Long or Byte, but got "
-                       f"{_TYPE_NAMES.get(target.dtype, target.dtype)}")
+                       f"{eager_type_name(target.dtype)}")
   classes = x.shape[cd]
   if weight is not None and weight.numel() != classes:
     raise RuntimeError(
@@ -120,12 +115,12 @@ def _nll_mask_and_weight(x, target, weight, ignore_index, acc):
   else:
     w = literal(1, acc, shape, device)
   w_t = _ir.reduce(_ir.select(onehot, w, _lit(0, acc, w)), [cd], "sum")
-  ignored = _ir.compare(t, scalar_like(ignore_index, t), "EQ")
+  ignored = _ir.compare(t, _scalar_like(ignore_index, t), "EQ")
   w_t = _ir.select(ignored, _lit(0, acc, w_t), w_t)
   return onehot, w_t, cd, rest
 
 
-def scalar_like(value, like):
+def _scalar_like(value, like):
   """A scalar parameter of like's element type broadcast to its shape."""
   return _ir.broadcast_to(scalar(value, like.dtype, like.device), like.dims)
 
@@ -230,7 +225,7 @@ def smooth_l1_loss(x, target, reduction=_MEAN, beta=1.0):
   d, a, code = _abs_diff(x, target)
   if beta == 0:
     return wrap(_ir.convert(_reduce_loss(a, reduction), code))
-  beta_ = scalar_like(beta, a)
+  beta_ = _scalar_like(beta, a)
   half = _lit(0.5, a.dtype, a)
   quadratic = _ir.binary(
       "divide", _ir.binary("multiply", half, _ir.binary("multiply", a, a)),
@@ -247,7 +242,7 @@ def smooth_l1_loss_backward(grad_output, x, target, reduction, beta):
   if beta == 0:
     grad = sign
   else:
-    beta_ = scalar_like(beta, d)
+    beta_ = _scalar_like(beta, d)
     grad = _ir.select(
         _ir.compare(a, beta_, "LT"), _ir.binary("divide", d, beta_), sign)
   return wrap(
@@ -263,7 +258,7 @@ def huber_loss(x, target, reduction=_MEAN, delta=1.0):
     raise RuntimeError("huber_loss does not support non-positive values for "
                        "delta.")
   d, a, code = _abs_diff(x, target)
-  delta_ = scalar_like(delta, a)
+  delta_ = _scalar_like(delta, a)
   half = _lit(0.5, a.dtype, a)
   quadratic = _ir.binary("multiply", half, _ir.binary("multiply", a, a))
   linear = _ir.binary(
@@ -276,7 +271,7 @@ def huber_loss(x, target, reduction=_MEAN, delta=1.0):
 @op(aten.huber_loss_backward.default)
 def huber_loss_backward(grad_output, x, target, reduction, delta):
   d, a, code = _abs_diff(x, target)
-  delta_ = scalar_like(delta, d)
+  delta_ = _scalar_like(delta, d)
   grad = _ir.select(
       _ir.compare(a, delta_, "LT"), d,
       _ir.binary("multiply", delta_, _ir.unary("sign", d)))

@@ -66,6 +66,25 @@ def reduction_dims(dim, rank: int, empty_means_all: bool = True):
   return sorted(dims) if rank else []
 
 
+_TYPE_NAMES = {
+    torch.float32: "Float",
+    torch.float64: "Double",
+    torch.bfloat16: "BFloat16",
+    torch.float16: "Half",
+    torch.int64: "Long",
+    torch.int32: "Int",
+    torch.int16: "Short",
+    torch.int8: "Char",
+    torch.uint8: "Byte",
+    torch.bool: "Bool",
+}
+
+
+def eager_type_name(dtype: torch.dtype) -> str:
+  """The name eager's error messages use for a dtype ("Long", "Float")."""
+  return _TYPE_NAMES.get(dtype, str(dtype))
+
+
 def keep_dims(shape, dims):
   """`shape` with the reduced `dims` kept as size 1 (keepdim=True)."""
   return [1 if i in dims else s for i, s in enumerate(shape)]
@@ -142,7 +161,7 @@ def _mean(x, dim, keepdim, dtype):
   if not out_dtype.is_floating_point:
     raise RuntimeError(
         "mean(): could not infer output dtype. Input dtype must be either a "
-        f"floating point or complex dtype. Got: {_short_name(out_dtype)}")
+        f"floating point or complex dtype. Got: {eager_type_name(out_dtype)}")
   code = code_of(out_dtype)
   acc = acc_code(code)
   dims = reduction_dims(dim, x.dim())
@@ -150,12 +169,6 @@ def _mean(x, dim, keepdim, dtype):
   total = _reduce(_ir.convert(xt_of(x), acc), dims, "sum", keepdim)
   mean = _ir.binary("divide", total, _lit(count, acc, total))
   return wrap(_ir.convert(mean, code))
-
-
-def _short_name(dtype):
-  return {torch.int64: "Long", torch.int32: "Int", torch.int16: "Short",
-          torch.int8: "Char", torch.uint8: "Byte", torch.bool: "Bool"}.get(
-              dtype, str(dtype))
 
 
 @op(aten.mean.default)
@@ -366,7 +379,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
   if not (dtype or x.dtype).is_floating_point:
     raise RuntimeError(
         "linalg.vector_norm: Expected a floating point or complex tensor as "
-        f"input. Got {_short_name(x.dtype)}")
+        f"input. Got {eager_type_name(x.dtype)}")
   code = code_of(dtype or x.dtype)
   acc = acc_code(code)
   dims = reduction_dims(dim, x.dim())

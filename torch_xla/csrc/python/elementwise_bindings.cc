@@ -199,6 +199,15 @@ DType ToDType(int code) {
 
 void InitElementwiseBindings(py::module_& m) {
   m.def(
+      "_scalar",
+      [](py::object number, int code, int device) {
+        Value leaf = Scalars().Get(number, ToDType(code), device);
+        return XlaTensor::FromData(leaf.node->data(), device);
+      },
+      py::arg("value"), py::arg("dtype"), py::arg("device") = 0,
+      "The scalar parameter for a Python number: the same one the fast "
+      "elementwise paths use, so equal scalars share one parameter.");
+  m.def(
       "_elementwise",
       [](int kind, const py::sequence& operands, int code,
          const py::object& direction) {
