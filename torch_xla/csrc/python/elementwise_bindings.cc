@@ -50,10 +50,27 @@ class ScalarCache {
     return Value(leaf);
   }
 
+  // The scalar `leaf` broadcast to `dims`, built once: a traced chain like
+  // `x * 1.0001 + 0.1` reuses the same broadcast node at every step.
+  Value Broadcast(const Value& leaf, const std::vector<int64_t>& dims) {
+    auto key = std::make_pair(leaf.node.get(), dims);
+    auto it = broadcasts_.find(key);
+    if (it != broadcasts_.end()) return Value(it->second);
+    if (broadcasts_.size() >= kCapacity) broadcasts_.clear();
+    NodePtr node = ValueOrThrow(MakeNode(
+        OpKind::kBroadcastInDim, {leaf},
+        Attrs().Set("dims", dims).Set("broadcast_dims", std::vector<int64_t>{})));
+    broadcasts_.emplace(std::move(key), node);
+    return Value(node);
+  }
+
  private:
   static constexpr size_t kCapacity = 4096;
   using Key = std::tuple<bool, int64_t, int, int>;
   std::map<Key, NodePtr> leaves_;
+  // Keyed by the leaf node's address: the cached broadcast holds its leaf,
+  // so the address cannot be reused while the entry exists.
+  std::map<std::pair<const Node*, std::vector<int64_t>>, NodePtr> broadcasts_;
 };
 
 ScalarCache& Scalars() {
@@ -182,7 +199,11 @@ std::vector<Value> ResolveOperands(const py::sequence& objects, DType dtype,
   }
   if (!same) {
     std::vector<int64_t> dims = BroadcastShape(shapes);
-    for (Value& v : values) v = BroadcastTo(std::move(v), dims);
+    for (size_t i = 0; i < values.size(); ++i) {
+      values[i] = operands[i].tensor
+                      ? BroadcastTo(std::move(values[i]), dims)
+                      : Scalars().Broadcast(values[i], dims);
+    }
   }
   return values;
 }
