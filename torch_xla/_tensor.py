@@ -69,8 +69,10 @@ class XlaTensor(torch.Tensor):
     return _dispatch(func, args, kwargs or _NO_KWARGS)
 
   def __repr__(self, *, tensor_contents=None):
-    return f"{self.cpu()!r}".replace("tensor(", "tensor(", 1)[:-1] + \
-        f", device='{self.device}')" if self.dim() >= 0 else super().__repr__()
+    # Eager's text for the value (reading it runs pending work), with this
+    # tensor's device.
+    text = repr(self.detach().cpu())
+    return f"{text[:-1]}, device='{self.device}')"
 
   # PyTorch refuses these for tensor subclasses; they read the value.
   def tolist(self):

@@ -101,10 +101,10 @@ absl::Status CheckNoPlaceholders(const LoweringContext& context,
       needing.push_back(absl::StrCat(tensor->id()));
     }
     return absl::FailedPreconditionError(absl::StrCat(
-        "cannot execute: the graph of tensor(s) ", absl::StrJoin(needing, ", "),
-        " reads a placeholder (", data->shape().ToString(), ", data id ",
-        data->id(), ") which is a placeholder and has no data. Placeholders "
-        "can be traced and lowered (LoweringContext) but not executed"));
+        "cannot execute the graph of tensor(s) ", absl::StrJoin(needing, ", "),
+        ": it reads data ", data->id(), " (", data->shape().ToString(),
+        "), which is a placeholder and has no data. Placeholders can be "
+        "traced and lowered (LoweringContext) but not executed"));
   }
   return absl::OkStatus();
 }
