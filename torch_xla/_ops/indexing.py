@@ -542,26 +542,25 @@ def _scatter_reduce_value(x, dim, index, src, reduce, include_self):
   return _ir.binary("divide", total, count)
 
 
-@op(aten.scatter_reduce.two)
-def scatter_reduce(x, dim, index, src, reduce, include_self=True):
-  value = _scatter_reduce_value(x, dim, index, src, reduce, include_self)
-  if value is None:
-    return _fallback(aten.scatter_reduce.two, (x, dim, index, src, reduce),
-                     {"include_self": include_self},
-                     f"reduce='{reduce}' on {x.dtype} has no XLA scatter "
-                     f"here (sum, and mean on floats, do)")
-  return wrap(value)
+def _scatter_reduce_rule(overload, finish):
+  """scatter_reduce(_): `finish(x, value)` wraps or commits the result;
+  reductions without an XLA scatter fall back (with the reason)."""
+
+  def rule(x, dim, index, src, reduce, include_self=True):
+    value = _scatter_reduce_value(x, dim, index, src, reduce, include_self)
+    if value is None:
+      return _fallback(overload, (x, dim, index, src, reduce),
+                       {"include_self": include_self},
+                       f"reduce='{reduce}' on {x.dtype} has no XLA scatter "
+                       f"here (sum, and mean on floats, do)")
+    return finish(x, value)
+
+  return op(overload)(rule)
 
 
-@op(aten.scatter_reduce_.two)
-def scatter_reduce_(x, dim, index, src, reduce, include_self=True):
-  value = _scatter_reduce_value(x, dim, index, src, reduce, include_self)
-  if value is None:
-    return _fallback(aten.scatter_reduce_.two, (x, dim, index, src, reduce),
-                     {"include_self": include_self},
-                     f"reduce='{reduce}' on {x.dtype} has no XLA scatter "
-                     f"here (sum, and mean on floats, do)")
-  return commit(x, value)
+scatter_reduce = _scatter_reduce_rule(aten.scatter_reduce.two,
+                                      lambda x, value: wrap(value))
+scatter_reduce_ = _scatter_reduce_rule(aten.scatter_reduce_.two, commit)
 
 
 # masked_fill.

@@ -23,20 +23,6 @@ std::string ShapeRuleArgs::OperandShapes() const {
   return out;
 }
 
-absl::Status ShapeRuleTable::Register(OpKind kind, ShapeFn fn) {
-  if (fn == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "null shape rule for op '", OpKindName(kind), "'"));
-  }
-  ShapeFn& slot = fns_[OpKindIndex(kind)];
-  if (slot != nullptr) {
-    return absl::AlreadyExistsError(absl::StrCat(
-        "duplicate shape rule for op '", OpKindName(kind), "'"));
-  }
-  slot = fn;
-  return absl::OkStatus();
-}
-
 namespace {
 
 absl::Status RegisterAll(ShapeRuleTable* table) {

@@ -22,6 +22,7 @@
 #include "torch_xla/csrc/ir/attrs.h"
 #include "torch_xla/csrc/ir/node.h"
 #include "torch_xla/csrc/ir/op_kind.h"
+#include "torch_xla/csrc/ir/rule_table.h"
 #include "torch_xla/csrc/ir/shape.h"
 
 namespace torch_xla {
@@ -116,16 +117,10 @@ class ShapeRuleArgs {
 
 using ShapeFn = absl::StatusOr<std::vector<Shape>> (*)(const ShapeRuleArgs&);
 
-// {kind -> shape_fn}, O(1) lookup.
-class ShapeRuleTable {
+// {kind -> shape_fn}.
+class ShapeRuleTable : public RuleTable<ShapeFn> {
  public:
-  // AlreadyExists if the kind has a rule.
-  absl::Status Register(OpKind kind, ShapeFn fn);
-  // nullptr if none.
-  ShapeFn Find(OpKind kind) const { return fns_[OpKindIndex(kind)]; }
-
- private:
-  ShapeFn fns_[kNumOpKinds] = {};
+  ShapeRuleTable() : RuleTable("shape rule") {}
 };
 
 // The table used by MakeNode: every Register*ShapeRules below, built once.

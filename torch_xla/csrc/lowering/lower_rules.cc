@@ -9,20 +9,6 @@
 
 namespace torch_xla {
 
-absl::Status LowerRuleTable::Register(OpKind kind, LowerFn fn) {
-  if (fn == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("null lower rule for op '", OpKindName(kind), "'"));
-  }
-  LowerFn& slot = fns_[OpKindIndex(kind)];
-  if (slot != nullptr) {
-    return absl::AlreadyExistsError(
-        absl::StrCat("duplicate lower rule for op '", OpKindName(kind), "'"));
-  }
-  slot = fn;
-  return absl::OkStatus();
-}
-
 namespace {
 
 absl::Status RegisterAll(LowerRuleTable* table) {

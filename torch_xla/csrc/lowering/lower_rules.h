@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "torch_xla/csrc/ir/node.h"
 #include "torch_xla/csrc/ir/op_kind.h"
+#include "torch_xla/csrc/ir/rule_table.h"
 
 namespace torch_xla {
 
@@ -17,16 +18,10 @@ class MlirEmitter;
 
 using LowerFn = absl::Status (*)(const Node& node, MlirEmitter& emitter);
 
-// {kind -> lower_fn}, O(1) lookup.
-class LowerRuleTable {
+// {kind -> lower_fn}.
+class LowerRuleTable : public RuleTable<LowerFn> {
  public:
-  // AlreadyExists if the kind has a rule.
-  absl::Status Register(OpKind kind, LowerFn fn);
-  // nullptr if none.
-  LowerFn Find(OpKind kind) const { return fns_[OpKindIndex(kind)]; }
-
- private:
-  LowerFn fns_[kNumOpKinds] = {};
+  LowerRuleTable() : RuleTable("lower rule") {}
 };
 
 // Every Register*Lowerings below, built once.
