@@ -829,13 +829,6 @@ TEST(HostScalarExecTest, ScalarsFeedArithmeticIndexingAndSelect) {
 }
 
 TEST(HostScalarExecTest, ScalarsRoundOnceLikeConstants) {
-  GTEST_SKIP() << "bug: MakeHostScalar/MakeHostScalarInt round twice "
-                  "(double -> f32 -> bf16/f16, int64 -> double -> f32), so a "
-                  "host scalar and MakeConstant/convert of the same value "
-                  "differ: 1 + 2^-8 + 2^-30 as bf16 gives 0x3F80 (constant: "
-                  "0x3F81), 1 + 2^-11 + 2^-40 as f16 gives 0x3C00 (constant: "
-                  "0x3C01), 2^60 + 2^36 + 1 as f32 gives 0x1p60 (convert "
-                  "s64->f32: 0x1.000002p60)";
   // Each value lies just above a rounding midpoint of the target type, by
   // less than half an f32 (or double) ulp: rounding once rounds up.
   const double bf = 1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -30);

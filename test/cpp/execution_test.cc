@@ -5,7 +5,6 @@
 // C++ loops: exact for integer and bit-level results, within ~8 f32 ULPs
 // for transcendental functions. Part 2 (dot, reduce, gather/scatter, rng,
 // while, multi-output graphs, host scalars) is execution_control_test.cc.
-// Known bugs are GTEST_SKIP()ped with "bug: ..." and the test kept below.
 
 #include <algorithm>
 #include <cmath>
@@ -765,10 +764,6 @@ TEST(ConstantExecTest, IntegerAndBoolLiterals) {
 }
 
 TEST(ConstantExecTest, IntegerValueForFloatTypeRoundsOnce) {
-  GTEST_SKIP() << "bug: MakeIntConstant(v, f32) for |v| > 2^53 rounds twice "
-                  "(int64 -> double -> f32 in SplatLiteral); "
-                  "2^60 + 2^36 + 1 gives 0x1p60 instead of 0x1.000002p60, "
-                  "while convert(s64 -> f32) of the same value is right";
   // 2^60 + 2^36 + 1 is just above the midpoint between two f32 values, so it
   // rounds up; rounding to double first (dropping the +1) makes it a tie
   // that rounds down to 2^60.

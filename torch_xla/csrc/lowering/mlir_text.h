@@ -10,6 +10,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "torch_xla/csrc/ir/attrs.h"
+#include "torch_xla/csrc/ir/float_bits.h"
 #include "torch_xla/csrc/ir/shape.h"
 
 namespace torch_xla {
@@ -18,11 +19,6 @@ namespace torch_xla {
 std::string I64Array(absl::Span<const int64_t> values);
 // "[1, 0]" (the lists inside #stablehlo.dot / gather / scatter).
 std::string I64List(absl::Span<const int64_t> values);
-
-// IEEE bit pattern of `value` rounded (to nearest, ties to even) to a
-// floating element type: f64, f32, f16 or bf16. Overflow gives infinity,
-// NaN a quiet NaN.
-uint64_t FloatBits(double value, DType dtype);
 
 // The scalar of a splat `dense<...>` literal, exact: floats as bit-exact hex
 // ("0x3F800000"), integers in decimal (u64 from the int64 bit pattern),

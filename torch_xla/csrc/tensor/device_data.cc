@@ -1,42 +1,18 @@
 #include "torch_xla/csrc/tensor/device_data.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
+
+#include "torch_xla/csrc/ir/float_bits.h"
 
 namespace torch_xla {
 namespace {
 
-uint32_t FloatBits(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  return bits;
-}
-
-uint16_t ToBFloat16(float value) {
-  uint32_t bits = FloatBits(value);
-  if (std::isnan(value)) return 0x7fc0;
-  bits += 0x7fff + ((bits >> 16) & 1);  // round to nearest even
-  return static_cast<uint16_t>(bits >> 16);
-}
-
-uint16_t ToHalf(float value) {
-  uint32_t bits = FloatBits(value);
-  uint32_t sign = (bits >> 16) & 0x8000;
-  if (std::isnan(value)) return static_cast<uint16_t>(sign | 0x7e00);
-  float magnitude = std::fabs(value);
-  if (magnitude >= 65520.0f) return static_cast<uint16_t>(sign | 0x7c00);
-  if (magnitude < 6.103515625e-05f) {  // subnormal: units of 2^-24
-    float units = std::nearbyint(magnitude * 16777216.0f);
-    return static_cast<uint16_t>(sign | static_cast<uint32_t>(units));
-  }
-  uint32_t abs_bits = bits & 0x7fffffff;
-  uint32_t mantissa = abs_bits & 0x7fffff;
-  int32_t exponent = static_cast<int32_t>(abs_bits >> 23) - 127 + 15;
-  uint32_t half = (static_cast<uint32_t>(exponent) << 10) | (mantissa >> 13);
-  uint32_t rest = mantissa & 0x1fff;
-  if (rest > 0x1000 || (rest == 0x1000 && (half & 1))) ++half;
-  return static_cast<uint16_t>(sign | half);
+// The element's bytes for a floating type, rounded once (ir/float_bits.h).
+std::vector<uint8_t> FloatBytes(uint64_t bits, DType dtype) {
+  std::vector<uint8_t> bytes(DTypeByteSize(dtype));
+  std::memcpy(bytes.data(), &bits, bytes.size());  // little endian
+  return bytes;
 }
 
 template <typename T>
@@ -89,10 +65,10 @@ std::shared_ptr<HostData> MakeHostFill(const HostData& scalar, Shape shape) {
 std::shared_ptr<HostData> MakeHostScalar(double value, DType dtype) {
   std::vector<uint8_t> bytes;
   switch (dtype) {
-    case DType::kF32: bytes = BytesOf(static_cast<float>(value)); break;
-    case DType::kF64: bytes = BytesOf(value); break;
-    case DType::kBF16: bytes = BytesOf(ToBFloat16(static_cast<float>(value))); break;
-    case DType::kF16: bytes = BytesOf(ToHalf(static_cast<float>(value))); break;
+    case DType::kF32:
+    case DType::kF64:
+    case DType::kBF16:
+    case DType::kF16: bytes = FloatBytes(FloatBits(value, dtype), dtype); break;
     case DType::kI64: bytes = BytesOf(static_cast<int64_t>(value)); break;
     case DType::kI32: bytes = BytesOf(static_cast<int32_t>(value)); break;
     case DType::kI16: bytes = BytesOf(static_cast<int16_t>(value)); break;
@@ -112,6 +88,12 @@ std::shared_ptr<HostData> MakeHostScalarInt(int64_t value, DType dtype) {
     case DType::kU64: bytes = BytesOf(static_cast<uint64_t>(value)); break;
     case DType::kI32: bytes = BytesOf(static_cast<int32_t>(value)); break;
     case DType::kU32: bytes = BytesOf(static_cast<uint32_t>(value)); break;
+    case DType::kF32:
+    case DType::kF64:
+    case DType::kBF16:
+    case DType::kF16:
+      bytes = FloatBytes(FloatBitsOfInt(value, dtype), dtype);
+      break;
     default: return MakeHostScalar(static_cast<double>(value), dtype);
   }
   return std::make_shared<HostData>(Shape(dtype, {}), std::move(bytes));
