@@ -32,3 +32,23 @@ def to_code(dtype: torch.dtype) -> int:
 
 def from_code(code: int) -> torch.dtype:
   return _TORCH_DTYPES[code]
+
+
+# c10's names for the dtypes, which eager's error messages use.
+_SCALAR_TYPE_NAMES = {
+    torch.float32: "Float",
+    torch.float64: "Double",
+    torch.bfloat16: "BFloat16",
+    torch.float16: "Half",
+    torch.int64: "Long",
+    torch.int32: "Int",
+    torch.int16: "Short",
+    torch.int8: "Char",
+    torch.uint8: "Byte",
+    torch.bool: "Bool",
+}
+
+
+def scalar_type_name(dtype: torch.dtype) -> str:
+  """The name eager's error messages use for a dtype ("Float", "Long")."""
+  return _SCALAR_TYPE_NAMES.get(dtype, str(dtype))

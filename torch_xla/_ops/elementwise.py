@@ -10,7 +10,7 @@ import math
 
 import torch
 
-from torch_xla import _XLAC, _ir
+from torch_xla import _XLAC, _dtypes, _ir
 from torch_xla._ops._common import (binary_operands, broadcast_shapes,
                                     check_same_device,
                                     code_of, device_of, elementwise, literal,
@@ -21,15 +21,6 @@ from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
 
 def _float_type(dtype: torch.dtype) -> torch.dtype:
   return dtype if dtype.is_floating_point else torch.get_default_dtype()
-
-
-# c10's names, which eager's error messages use.
-_SCALAR_TYPE_NAMES = {
-    torch.float32: "Float", torch.float64: "Double", torch.bfloat16: "BFloat16",
-    torch.float16: "Half", torch.int64: "Long", torch.int32: "Int",
-    torch.int16: "Short", torch.int8: "Char", torch.uint8: "Byte",
-    torch.bool: "Bool",
-}
 
 
 def _inplace(result_fn):
@@ -56,9 +47,9 @@ def _inplace_binary(name):
     if dtype is not x.dtype and (dtype.is_floating_point and
                                  not x.dtype.is_floating_point):
       raise RuntimeError(
-          f"result type {_SCALAR_TYPE_NAMES.get(dtype, dtype)} can't be cast "
+          f"result type {_dtypes.scalar_type_name(dtype)} can't be cast "
           f"to the desired output type "
-          f"{_SCALAR_TYPE_NAMES.get(x.dtype, x.dtype)}")
+          f"{_dtypes.scalar_type_name(x.dtype)}")
     value = elementwise(_ir.K[name], (x, _scaled(y, alpha)), dtype)
     if value.dims != list(x.shape):
       raise RuntimeError(

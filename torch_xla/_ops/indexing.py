@@ -18,7 +18,7 @@ import warnings
 
 import torch
 
-from torch_xla import _XLAC, _ir
+from torch_xla import _XLAC, _dtypes, _ir
 from torch_xla._ops import registry
 from torch_xla._ops._common import (broadcast_shapes, canonical_dim,
                                     check_same_device, code_of, literal,
@@ -145,25 +145,12 @@ def _put_values(x, values):
   if values.dtype != x.dtype:
     raise RuntimeError(
         f"Index put requires the source and destination dtypes match, got "
-        f"{_type_name(x.dtype)} for the destination and "
-        f"{_type_name(values.dtype)} for the source.")
+        f"{_dtypes.scalar_type_name(x.dtype)} for the destination and "
+        f"{_dtypes.scalar_type_name(values.dtype)} for the source.")
   if isinstance(values, XlaTensor):
     return xt_of(values)
   check_same_device("index_put_", values)
   return scalar(values.item(), code_of(x.dtype), x.device.index)
-
-
-_TYPE_NAMES = {
-    torch.float32: "Float", torch.float64: "Double", torch.float16: "Half",
-    torch.bfloat16: "BFloat16", torch.int64: "Long", torch.int32: "Int",
-    torch.int16: "Short", torch.int8: "Char", torch.uint8: "Byte",
-    torch.bool: "Bool"
-}
-
-
-def _type_name(dtype):
-  """Eager's name for a dtype in error messages (Float, Long, ...)."""
-  return _TYPE_NAMES.get(dtype, str(dtype))
 
 
 def _broadcast_values(v, shape, shape_name="indexing result"):
@@ -313,8 +300,8 @@ def _dim_source(x, d, n, source, what):
   if source.dtype != x.dtype:
     raise RuntimeError(
         f"{what}: self and source expected to have the same dtype, but got "
-        f"(self) {_type_name(x.dtype)} and (source) "
-        f"{_type_name(source.dtype)}")
+        f"(self) {_dtypes.scalar_type_name(x.dtype)} and (source) "
+        f"{_dtypes.scalar_type_name(source.dtype)}")
   expected = list(x.shape)
   expected[d] = n
   got = list(source.shape)
@@ -363,8 +350,8 @@ def _index_add_value(x, dim, index, source, alpha):
   d, n, idx = _dim_index(x, dim, index, "index_add_()")
   if source.dtype != x.dtype:
     raise RuntimeError(
-        f"index_add_(): self ({_type_name(x.dtype)}) and source "
-        f"({_type_name(source.dtype)}) must have the same scalar type")
+        f"index_add_(): self ({_dtypes.scalar_type_name(x.dtype)}) and source "
+        f"({_dtypes.scalar_type_name(source.dtype)}) must have the same scalar type")
   src = _dim_source(x, d, n, source, "index_add_()")
   if alpha != 1:
     src = _ir.binary(

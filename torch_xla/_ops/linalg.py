@@ -15,7 +15,7 @@ F.linear on a 3-d input is view + addmm (or mm) + view.
 
 import torch
 
-from torch_xla import _ir
+from torch_xla import _dtypes, _ir
 from torch_xla._ops._common import check_same_device, code_of, scalar
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import commit, wrap, xt_of
@@ -50,6 +50,9 @@ def dot(a, b, lhs_contract, rhs_contract, lhs_batch=(), rhs_batch=(),
 def accumulation_code(code: int) -> int:
   """The dtype `dot(..., accumulate=True)` returns for operands of `code`."""
   return _ir.F32 if code in _LOW_PRECISION else code
+
+
+_name = _dtypes.scalar_type_name
 
 
 def _check_dtypes(name, a, b, message=None):
@@ -129,14 +132,8 @@ def dot_(a, b):
         f"{a.shape[0]} and {b.shape[0]} elements respectively")
   _check_dtypes("dot", a, b,
                 f"dot : expected both vectors to have same dtype, but found "
-                f"{_dtype_name(a.dtype)} and {_dtype_name(b.dtype)}")
+                f"{_name(a.dtype)} and {_name(b.dtype)}")
   return wrap(dot(xt_of(a), xt_of(b), [0], [0]))
-
-
-def _dtype_name(dtype):
-  return {torch.float32: "Float", torch.float64: "Double",
-          torch.bfloat16: "BFloat16", torch.float16: "Half",
-          torch.int64: "Long", torch.int32: "Int"}.get(dtype, str(dtype))
 
 
 def _check_mv(a, v):
@@ -193,7 +190,7 @@ def _addmm_value(self, a, b, beta, alpha):
   if self.dtype != a.dtype:
     raise RuntimeError(
         f"self and mat2 must have the same dtype, but got "
-        f"{_dtype_name(self.dtype)} and {_dtype_name(a.dtype)}")
+        f"{_name(self.dtype)} and {_name(a.dtype)}")
   product = dot(xt_of(a), xt_of(b), [1], [0], accumulate=True)
   return _scale_and_add("addmm", self, product, beta, alpha,
                         [a.shape[0], b.shape[1]])

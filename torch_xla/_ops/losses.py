@@ -18,10 +18,10 @@ import math
 
 import torch
 
-from torch_xla import _ir
+from torch_xla import _dtypes, _ir
 from torch_xla._ops._common import (broadcast_shapes, code_of, literal,
                                     scalar)
-from torch_xla._ops.reductions import acc_code, eager_type_name
+from torch_xla._ops.reductions import acc_code
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import wrap, xt_of
 
@@ -90,7 +90,7 @@ def _nll_layout(name, x, target, weight):
                        f"{list(target.shape)}")
   if target.dtype not in (torch.int64, torch.uint8):
     raise RuntimeError("expected target dtype to be Long or Byte, but got "
-                       f"{eager_type_name(target.dtype)}")
+                       f"{_dtypes.scalar_type_name(target.dtype)}")
   classes = x.shape[cd]
   if weight is not None and weight.numel() != classes:
     raise RuntimeError(

@@ -26,7 +26,7 @@ import math
 
 import torch
 
-from torch_xla import _ir
+from torch_xla import _dtypes, _ir
 from torch_xla._ops._common import check_same_device, literal
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import wrap, xt_of
@@ -335,10 +335,6 @@ def avg_pool2d_backward(grad, x, kernel_size, stride, padding, ceil_mode,
   return wrap(_ir.convert(geo.crop(total), code))
 
 
-_TYPE_NAMES = {torch.int64: "Long", torch.int32: "Int", torch.int16: "Short",
-               torch.int8: "Char", torch.uint8: "Byte", torch.bool: "Bool"}
-
-
 def _adaptive_size(x, output_size):
   size = _pair(output_size, "output_size")
   if x.dim() not in (3, 4) or any(s == 0 for s in x.shape[-2:]):
@@ -411,7 +407,7 @@ def adaptive_avg_pool2d(x, output_size):
   if code not in _ir.FLOAT_CODES:
     raise NotImplementedError(
         f"\"adaptive_avg_pool2d_cpu\" not implemented for "
-        f"'{_TYPE_NAMES.get(x.dtype, x.dtype)}'")
+        f"'{_dtypes.scalar_type_name(x.dtype)}'")
   device = x.device.index
   size = list(x.shape[-2:])
   lead = v.dims[:-2]
@@ -495,7 +491,7 @@ def adaptive_max_pool2d(x, output_size):
   if code not in _ir.FLOAT_CODES:
     raise NotImplementedError(
         f"\"adaptive_max_pool2d\" not implemented for "
-        f"'{_TYPE_NAMES.get(x.dtype, x.dtype)}'")
+        f"'{_dtypes.scalar_type_name(x.dtype)}'")
   device = x.device.index
   h, w = x.shape[-2:]
   lead = v.dims[:-2]

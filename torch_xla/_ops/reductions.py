@@ -20,7 +20,7 @@ import warnings
 
 import torch
 
-from torch_xla import _XLAC, _ir
+from torch_xla import _XLAC, _dtypes, _ir
 from torch_xla._ops._common import (canonical_dim, code_of, dtype_of_code,
                                     literal, scalar)
 from torch_xla._ops.registry import aten, op
@@ -64,25 +64,6 @@ def reduction_dims(dim, rank: int, empty_means_all: bool = True):
       raise RuntimeError(f"dim {c} appears multiple times in the list of dims")
     dims.append(c)
   return sorted(dims) if rank else []
-
-
-_TYPE_NAMES = {
-    torch.float32: "Float",
-    torch.float64: "Double",
-    torch.bfloat16: "BFloat16",
-    torch.float16: "Half",
-    torch.int64: "Long",
-    torch.int32: "Int",
-    torch.int16: "Short",
-    torch.int8: "Char",
-    torch.uint8: "Byte",
-    torch.bool: "Bool",
-}
-
-
-def eager_type_name(dtype: torch.dtype) -> str:
-  """The name eager's error messages use for a dtype ("Long", "Float")."""
-  return _TYPE_NAMES.get(dtype, str(dtype))
 
 
 def keep_dims(shape, dims):
@@ -161,7 +142,8 @@ def _mean(x, dim, keepdim, dtype):
   if not out_dtype.is_floating_point:
     raise RuntimeError(
         "mean(): could not infer output dtype. Input dtype must be either a "
-        f"floating point or complex dtype. Got: {eager_type_name(out_dtype)}")
+        f"floating point or complex dtype. Got: "
+        f"{_dtypes.scalar_type_name(out_dtype)}")
   code = code_of(out_dtype)
   acc = acc_code(code)
   dims = reduction_dims(dim, x.dim())
@@ -379,7 +361,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
   if not (dtype or x.dtype).is_floating_point:
     raise RuntimeError(
         "linalg.vector_norm: Expected a floating point or complex tensor as "
-        f"input. Got {eager_type_name(x.dtype)}")
+        f"input. Got {_dtypes.scalar_type_name(x.dtype)}")
   code = code_of(dtype or x.dtype)
   acc = acc_code(code)
   dims = reduction_dims(dim, x.dim())
