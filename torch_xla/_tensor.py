@@ -28,24 +28,10 @@ _from_code = _dtypes._TORCH_DTYPES
 _make_wrapper = torch.Tensor._make_wrapper_subclass
 
 
-class ViewInfo:
-  """How a view derives from its root: root handle, version seen, chain.
-
-  chain: list of (forward, inverse); forward(value) -> view value,
-  inverse(value, new_view_value) -> new value. Both work on C++ handles.
-  """
-  __slots__ = ("root", "seen_version", "chain")
-
-  def __init__(self, root, seen_version, chain):
-    self.root = root
-    self.seen_version = seen_version
-    self.chain = chain
-
-
 class XlaTensor(torch.Tensor):
   """A lazy tensor on an XLA device. See the module docstring."""
 
-  _view = None  # ViewInfo for views (set per instance)
+  _view = None  # _XLAC.ViewInfo for views (set per instance)
 
   @staticmethod
   def __new__(cls, xt, requires_grad=False):
@@ -62,11 +48,10 @@ class XlaTensor(torch.Tensor):
 
   @classmethod
   def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
-    # The hot path: one dict lookup, then the op's rule.
-    rule = _RULES.get(func)
-    if rule is not None:
-      return rule(*args, **kwargs) if kwargs else rule(*args)
-    return _dispatch(func, args, kwargs or _NO_KWARGS)
+    # torch_xla._ops.registry replaces this with the C++ entry, which runs
+    # C++ fast rules for the most frequent ops and calls _python_dispatch
+    # for the rest (TORCH_XLA_FAST_RULES=0 keeps this one).
+    return _python_dispatch(func, args, kwargs)
 
   def __repr__(self, *, tensor_contents=None):
     # Eager's text for the value (reading it runs pending work), with this
@@ -95,6 +80,14 @@ _RULES = {}  # registry.RULES, installed by torch_xla._ops
 _dispatch = None  # registry.dispatch, installed by torch_xla._ops
 
 
+def _python_dispatch(func, args, kwargs):
+  # One dict lookup, then the op's rule; the registry handles the rest.
+  rule = _RULES.get(func)
+  if rule is not None:
+    return rule(*args, **kwargs) if kwargs else rule(*args)
+  return _dispatch(func, args, kwargs or _NO_KWARGS)
+
+
 def wrap(xt) -> XlaTensor:
   """A new torch tensor for a C++ handle."""
   t = _make_wrapper(
@@ -114,56 +107,35 @@ def wrap_view(xt, base: XlaTensor, forward, inverse, strides=None,
   """
   if strides is None:
     t = wrap(xt)
+    strides = t.stride()
   else:
     t = _make_wrapper(XlaTensor, xt.dims, strides=strides,
                       storage_offset=storage_offset,
                       dtype=_from_code[xt.dtype], device=_DEVICES[xt.device])
     t._xt = xt
-  parent = base._view
-  if parent is None:
-    t._view = ViewInfo(base._xt, base._xt.version, [(forward, inverse)])
-  else:
-    t._view = ViewInfo(parent.root, parent.seen_version,
-                       parent.chain + [(forward, inverse)])
+  t._view = _XLAC._view_info(base._xt, base._view, forward, inverse,
+                             list(strides), storage_offset or 0)
   return t
 
 
 def refresh(t: XlaTensor):
   """Re-derives a view whose root changed since; returns its handle."""
-  view = t._view
-  if view is not None and view.root.version != view.seen_version:
-    value = view.root
-    for forward, _ in view.chain:
-      value = forward(value)
-    _XLAC._set_ir_value(t._xt, value, False)
-    view.seen_version = view.root.version
-  return t._xt
+  return _XLAC._view_refresh(t._xt, t._view)
 
 
 def xt_of(t):
   """The up-to-date C++ handle of an 'xla' tensor."""
   if t._view is not None:
-    return refresh(t)
+    return _XLAC._view_refresh(t._xt, t._view)
   return t._xt
 
 
 def commit(t: XlaTensor, value) -> XlaTensor:
   """In-place update of `t` to `value` (a handle); writes views back."""
-  view = t._view
-  if view is None:
+  if t._view is None:
     _XLAC._set_ir_value(t._xt, value, True)
-    return t
-  refresh(t)
-  # Values along the chain, root first, then the new value backwards.
-  values = [view.root]
-  for forward, _ in view.chain[:-1]:
-    values.append(forward(values[-1]))
-  new = value
-  for (_, inverse), old in zip(reversed(view.chain), reversed(values)):
-    new = inverse(old, new)
-  _XLAC._set_ir_value(view.root, new, True)
-  _XLAC._set_ir_value(t._xt, value, False)
-  view.seen_version = view.root.version
+  else:
+    _XLAC._view_commit(t._xt, t._view, value)
   return t
 
 

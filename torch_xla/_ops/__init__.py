@@ -9,3 +9,5 @@ from torch_xla._ops import elementwise  # noqa: F401
 from torch_xla._ops import reductions, normalization, losses  # noqa: F401
 from torch_xla._ops import views, shape_ops, indexing  # noqa: F401
 from torch_xla._ops import linalg, convolution, pooling, random_ops, optim_ops  # noqa: F401
+
+registry.install()

@@ -13,6 +13,8 @@ Dispatch order for an op reaching an 'xla' tensor:
      PyTorch, results come back; the `aten::<op>` counter records it.
 """
 
+import os
+
 import torch
 from torch.utils._pytree import tree_flatten, tree_map
 
@@ -77,13 +79,30 @@ def dispatch(func, args, kwargs):
   return cpu_fallback(func, args, kwargs)
 
 
-def _install():
+def _overload(qualified_name):
+  """aten::add.Tensor -> torch.ops.aten.add.Tensor (.default when bare)."""
+  namespace, name = qualified_name.split("::")
+  name, _, overload = name.partition(".")
+  return getattr(getattr(getattr(torch.ops, namespace), name),
+                 overload or "default")
+
+
+def install():
+  """Hooks the table into the 'xla' tensor (after every family registered)."""
   from torch_xla import _tensor
   _tensor._RULES = RULES
   _tensor._dispatch = dispatch
+  if os.environ.get("TORCH_XLA_FAST_RULES", "1") == "0":
+    return
+  # C++ fast rules for the hottest ops; each declines unusual cases to the
+  # Python rule, which must exist.
+  overloads = {name: _overload(name) for name in _XLAC._fast_rule_names()}
+  missing = [name for name, o in overloads.items() if o not in RULES]
+  if missing:
+    raise RuntimeError(f"fast rules without a Python rule: {missing}")
+  _tensor.XlaTensor.__torch_dispatch__ = classmethod(
+      _XLAC._install_fast_rules(overloads, _tensor._python_dispatch))
 
-
-_install()
 
 
 def cpu_fallback(func, args, kwargs):

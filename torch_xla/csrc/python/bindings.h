@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "pybind11/pybind11.h"
+#include "torch_xla/csrc/ir/node.h"
+#include "torch_xla/csrc/ir/shape.h"
 #include "torch_xla/csrc/tensor/xla_tensor.h"
 
 namespace torch_xla::python {
@@ -15,10 +17,17 @@ void InitMetricsBindings(pybind11::module_& m);
 void InitTensorBindings(pybind11::module_& m);
 void InitElementwiseBindings(pybind11::module_& m);
 void InitLoweringBindings(pybind11::module_& m);
+void InitViewBindings(pybind11::module_& m);
+void InitFastRuleBindings(pybind11::module_& m);
 
 // A tensor argument: the C++ handle, or an object holding it in `_xt`.
 XlaTensorPtr ToXlaTensor(pybind11::handle object);
 std::vector<XlaTensorPtr> ToXlaTensors(const pybind11::iterable& objects);
+
+// Elementwise operands (tensors, Python numbers, cpu 0-dim tensors) as
+// values of `dtype` broadcast to one shape; `device` is the tensors' device.
+std::vector<Value> ResolveOperands(const pybind11::sequence& objects,
+                                   DType dtype, int* device);
 
 }  // namespace torch_xla::python
 

@@ -15,7 +15,9 @@
 #include "pybind11/stl.h"
 #include "torch_xla/csrc/ir/builder.h"
 #include "torch_xla/csrc/python/bindings.h"
+#include "torch_xla/csrc/python/ir_values.h"
 #include "torch_xla/csrc/python/status_conversion.h"
+#include "torch_xla/csrc/python/torch_tensor.h"
 #include "torch_xla/csrc/tensor/device_data.h"
 #include "torch_xla/csrc/tensor/xla_tensor.h"
 
@@ -82,57 +84,8 @@ bool IsNumber(py::handle h) {
   return py::isinstance<py::float_>(h) || py::isinstance<py::int_>(h);
 }
 
-Value Convert(Value value, DType dtype) {
-  if (value.shape().dtype == dtype) return value;
-  return Value(ValueOrThrow(
-      MakeNode(OpKind::kConvert, {std::move(value)}, Attrs().Set("dtype", dtype))));
-}
-
-// Eager's broadcasting, with eager's error text.
-std::vector<int64_t> BroadcastShape(const std::vector<const Shape*>& shapes) {
-  size_t rank = 0;
-  for (const Shape* s : shapes) rank = std::max(rank, s->dims.size());
-  std::vector<int64_t> out(rank, 1);
-  for (size_t k = 0; k < shapes.size(); ++k) {
-    const auto& dims = shapes[k]->dims;
-    const size_t offset = rank - dims.size();
-    for (size_t i = 0; i < dims.size(); ++i) {
-      int64_t& o = out[offset + i];
-      if (dims[i] == o || dims[i] == 1) continue;
-      if (o == 1) {
-        o = dims[i];
-        continue;
-      }
-      throw std::runtime_error(absl::StrCat(
-          "The size of tensor a (", o, ") must match the size of tensor b (",
-          dims[i], ") at non-singleton dimension ", offset + i));
-    }
-  }
-  return out;
-}
-
-Value BroadcastTo(Value value, const std::vector<int64_t>& dims) {
-  const Shape& shape = value.shape();
-  if (shape.dims == dims) return value;
-  const size_t offset = dims.size() - shape.dims.size();
-  std::vector<int64_t> kept_dims, mapping;
-  for (size_t i = 0; i < shape.dims.size(); ++i) {
-    if (shape.dims[i] == dims[offset + i]) {
-      kept_dims.push_back(shape.dims[i]);
-      mapping.push_back(static_cast<int64_t>(offset + i));
-    }
-  }
-  if (kept_dims.size() != shape.dims.size()) {  // drop the dims that grow
-    value = Value(ValueOrThrow(MakeNode(OpKind::kReshape, {std::move(value)},
-                                        Attrs().Set("dims", kept_dims))));
-  }
-  return Value(ValueOrThrow(
-      MakeNode(OpKind::kBroadcastInDim, {std::move(value)},
-               Attrs().Set("dims", dims).Set("broadcast_dims", mapping))));
-}
-
 // An operand as the rules pass it: a C++ handle, a torch 'xla' tensor (its
-// up-to-date handle: views re-derive through torch_xla._tensor.xt_of), a
+// up-to-date handle: views re-derive first), a
 // Python number, or a cpu 0-dim tensor (a number, as in eager). Any other
 // cpu tensor is a device mismatch, reported like eager does.
 struct Operand {
@@ -143,22 +96,8 @@ struct Operand {
 Operand ToOperand(py::handle object) {
   if (py::isinstance<XlaTensor>(object)) return {py::cast<XlaTensorPtr>(object), {}};
   if (IsNumber(object)) return {nullptr, py::reinterpret_borrow<py::object>(object)};
-  // An 'xla' tensor keeps `_xt` (and `_view` when it is a view) in its
-  // instance dict: reading the dict directly is much cheaper than attribute
-  // lookup through torch.Tensor.
-  if (PyObject** dict_slot = _PyObject_GetDictPtr(object.ptr());
-      dict_slot != nullptr && *dict_slot != nullptr) {
-    PyObject* xt = PyDict_GetItemString(*dict_slot, "_xt");
-    if (xt != nullptr) {
-      PyObject* view = PyDict_GetItemString(*dict_slot, "_view");
-      if (view == nullptr || view == Py_None) {
-        return {py::cast<XlaTensorPtr>(py::handle(xt)), {}};
-      }
-      static py::object* xt_of = new py::object(
-          py::module_::import("torch_xla._tensor").attr("xt_of"));
-      return {py::cast<XlaTensorPtr>((*xt_of)(object)), {}};
-    }
-  }
+  TorchTensor tensor;
+  if (ReadTorchTensor(object.ptr(), &tensor)) return {CurrentHandle(tensor), {}};
   if (py::hasattr(object, "dim") && object.attr("dim")().cast<int64_t>() == 0) {
     return {nullptr, object.attr("item")()};
   }
@@ -169,7 +108,8 @@ Operand ToOperand(py::handle object) {
       "! Move the tensor with .to('xla') first"));
 }
 
-// Operands -> values of `dtype`, broadcast to one shape.
+}  // namespace
+
 std::vector<Value> ResolveOperands(const py::sequence& objects, DType dtype,
                                    int* device) {
   std::vector<Operand> operands;
@@ -207,6 +147,8 @@ std::vector<Value> ResolveOperands(const py::sequence& objects, DType dtype,
   }
   return values;
 }
+
+namespace {
 
 DType ToDType(int code) {
   if (code < 0 || code >= kNumDTypes) {

@@ -10,4 +10,6 @@ PYBIND11_MODULE(_XLAC, m) {
   torch_xla::python::InitTensorBindings(m);
   torch_xla::python::InitElementwiseBindings(m);
   torch_xla::python::InitLoweringBindings(m);
+  torch_xla::python::InitViewBindings(m);
+  torch_xla::python::InitFastRuleBindings(m);
 }

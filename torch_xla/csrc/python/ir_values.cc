@@ -1,0 +1,97 @@
+#include "torch_xla/csrc/python/ir_values.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "torch_xla/csrc/ir/builder.h"
+#include "torch_xla/csrc/python/status_conversion.h"
+
+namespace torch_xla::python {
+
+Value Reshape(Value x, const std::vector<int64_t>& dims) {
+  if (x.shape().dims == dims) return x;
+  return Value(ValueOrThrow(MakeNode(OpKind::kReshape, {std::move(x)},
+                                     Attrs().Set("dims", dims))));
+}
+
+Value Transpose(Value x, const std::vector<int64_t>& permutation) {
+  bool identity = true;
+  for (size_t i = 0; i < permutation.size(); ++i) {
+    identity = identity && permutation[i] == static_cast<int64_t>(i);
+  }
+  if (identity) return x;
+  return Value(ValueOrThrow(MakeNode(OpKind::kTranspose, {std::move(x)},
+                                     Attrs().Set("permutation", permutation))));
+}
+
+Value Convert(Value x, DType dtype) {
+  if (x.shape().dtype == dtype) return x;
+  return Value(ValueOrThrow(
+      MakeNode(OpKind::kConvert, {std::move(x)}, Attrs().Set("dtype", dtype))));
+}
+
+Value BroadcastTo(Value x, const std::vector<int64_t>& dims) {
+  const Shape& shape = x.shape();
+  if (shape.dims == dims) return x;
+  const size_t offset = dims.size() - shape.dims.size();
+  std::vector<int64_t> kept_dims, mapping;
+  for (size_t i = 0; i < shape.dims.size(); ++i) {
+    if (shape.dims[i] == dims[offset + i]) {
+      kept_dims.push_back(shape.dims[i]);
+      mapping.push_back(static_cast<int64_t>(offset + i));
+    }
+  }
+  // broadcast_in_dim maps dims one to one: drop the size-1 dims that grow.
+  if (kept_dims.size() != shape.dims.size()) x = Reshape(std::move(x), kept_dims);
+  return Value(ValueOrThrow(
+      MakeNode(OpKind::kBroadcastInDim, {std::move(x)},
+               Attrs().Set("dims", dims).Set("broadcast_dims", mapping))));
+}
+
+Value SliceDim(Value x, int64_t dim, int64_t start, int64_t end) {
+  std::vector<int64_t> starts(x.shape().dims.size(), 0);
+  std::vector<int64_t> limits = x.shape().dims;
+  starts[dim] = start;
+  limits[dim] = end;
+  return Value(ValueOrThrow(
+      MakeNode(OpKind::kSlice, {std::move(x)},
+               Attrs().Set("start", starts).Set("limit", limits))));
+}
+
+Value UpdateSliceDim(Value base, Value update, int64_t dim, int64_t start) {
+  if (update.shape().dims[dim] == 0) return base;
+  std::vector<Value> operands{std::move(base), std::move(update)};
+  const size_t rank = operands[0].shape().dims.size();
+  for (size_t i = 0; i < rank; ++i) {
+    operands.push_back(Value(ValueOrThrow(MakeIntConstant(
+        static_cast<int64_t>(i) == dim ? start : 0, Shape(DType::kI64, {})))));
+  }
+  return Value(
+      ValueOrThrow(MakeNode(OpKind::kDynamicUpdateSlice, std::move(operands))));
+}
+
+std::vector<int64_t> BroadcastShape(const std::vector<const Shape*>& shapes) {
+  size_t rank = 0;
+  for (const Shape* s : shapes) rank = std::max(rank, s->dims.size());
+  std::vector<int64_t> out(rank, 1);
+  for (const Shape* shape : shapes) {
+    const auto& dims = shape->dims;
+    const size_t offset = rank - dims.size();
+    for (size_t i = 0; i < dims.size(); ++i) {
+      int64_t& o = out[offset + i];
+      if (dims[i] == o || dims[i] == 1) continue;
+      if (o == 1) {
+        o = dims[i];
+        continue;
+      }
+      throw std::runtime_error(absl::StrCat(
+          "The size of tensor a (", o, ") must match the size of tensor b (",
+          dims[i], ") at non-singleton dimension ", offset + i));
+    }
+  }
+  return out;
+}
+
+}  // namespace torch_xla::python
