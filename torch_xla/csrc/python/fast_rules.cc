@@ -6,6 +6,10 @@
 // build the same IR.
 
 #include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <unordered_map>
 #include <utility>
@@ -25,8 +29,39 @@ namespace py = pybind11;
 namespace torch_xla::python {
 namespace {
 
-// A rule returns the op's result, or a null object to decline.
-using FastRule = py::object (*)(PyObject* const* args, Py_ssize_t nargs);
+// A rule returns the op's result, or a null object to decline. `kwargs` is
+// null when the call has no keyword arguments.
+using FastRule = py::object (*)(PyObject* const* args, Py_ssize_t nargs,
+                                PyObject* kwargs);
+using PositionalRule = py::object (*)(PyObject* const* args, Py_ssize_t nargs);
+
+// Most rules take positional arguments only.
+template <PositionalRule kRule>
+py::object Positional(PyObject* const* args, Py_ssize_t nargs,
+                      PyObject* kwargs) {
+  if (kwargs != nullptr) return {};
+  return kRule(args, nargs);
+}
+
+// True when every keyword argument is one of `allowed` and, where
+// `must_be_none`, is None.
+bool KwargsAre(PyObject* kwargs, std::initializer_list<const char*> allowed,
+               bool must_be_none) {
+  if (kwargs == nullptr) return true;
+  PyObject *key, *value;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(kwargs, &pos, &key, &value)) {
+    const char* name = PyUnicode_AsUTF8(key);
+    if (name == nullptr) {
+      PyErr_Clear();
+      return false;
+    }
+    bool known = false;
+    for (const char* a : allowed) known = known || std::strcmp(a, name) == 0;
+    if (!known || (must_be_none && value != Py_None)) return false;
+  }
+  return true;
+}
 
 // Argument readers: false when the argument is not the plain kind.
 
@@ -445,7 +480,7 @@ XlaTensorPtr BinaryValue(OpKind kind, PyObject* const* args, DType dtype) {
 }
 
 template <OpKind kKind, bool kHasAlpha, bool kFloatOnly>
-py::object Binary(PyObject* const* args, Py_ssize_t nargs) {
+py::object Arithmetic(PyObject* const* args, Py_ssize_t nargs) {
   DType dtype;
   TorchTensor a;
   if (!BinaryDType(args, nargs, kHasAlpha, &dtype, &a) ||
@@ -457,7 +492,7 @@ py::object Binary(PyObject* const* args, Py_ssize_t nargs) {
 
 // In-place x.op_(y): computed in x's dtype, committed into x.
 template <OpKind kKind, bool kHasAlpha>
-py::object BinaryInPlace(PyObject* const* args, Py_ssize_t nargs) {
+py::object ArithmeticInPlace(PyObject* const* args, Py_ssize_t nargs) {
   DType dtype;
   TorchTensor x;
   if (!BinaryDType(args, nargs, kHasAlpha, &dtype, &x)) return {};
@@ -471,31 +506,299 @@ py::object BinaryInPlace(PyObject* const* args, Py_ssize_t nargs) {
   return py::reinterpret_borrow<py::object>(args[0]);
 }
 
+
+py::object WrapValue(Value value, const TorchTensor& like) {
+  return WrapTensor(XlaTensor::FromIr(std::move(value), like.handle->device()));
+}
+
+Value CurrentValue(const TorchTensor& tensor) {
+  return ValueOrThrow(CurrentHandle(tensor)->GetIrValue());
+}
+
+// aten.clone.default(self, *, memory_format=None): results are contiguous.
+py::object Clone(PyObject* const* args, Py_ssize_t nargs, PyObject* kwargs) {
+  TorchTensor x;
+  if (nargs != 1 || !KwargsAre(kwargs, {"memory_format"}, false) ||
+      !ReadTorchTensor(args[0], &x)) {
+    return {};
+  }
+  const XlaTensorPtr& current = CurrentHandle(x);
+  if (current->state() == TensorState::kIrValue) {
+    return WrapTensor(XlaTensor::FromIr(current->ir_value(), current->device()));
+  }
+  ThrowIfError(current->GetIrValue().status());  // deleted: an error
+  return WrapTensor(XlaTensor::FromData(current->data(), current->device()));
+}
+
+// Floating-point math functions (integer inputs go to the Python rule).
+template <OpKind kKind>
+py::object FloatUnary(PyObject* const* args, Py_ssize_t nargs) {
+  TorchTensor x;
+  if (nargs != 1 || !ReadTorchTensor(args[0], &x) ||
+      !IsFloat(x.handle->shape().dtype)) {
+    return {};
+  }
+  return WrapValue(Unary(kKind, CurrentValue(x)), x);
+}
+
+// aten.pow.Tensor_Scalar(self, 2) on floats: x * x.
+py::object Square(PyObject* const* args, Py_ssize_t nargs) {
+  TorchTensor x;
+  if (nargs != 2 || !ReadTorchTensor(args[0], &x) ||
+      !IsFloat(x.handle->shape().dtype)) {
+    return {};
+  }
+  const bool two = (PyLong_CheckExact(args[1]) && PyLong_AsLong(args[1]) == 2) ||
+                   (PyFloat_CheckExact(args[1]) && PyFloat_AS_DOUBLE(args[1]) == 2.0);
+  if (!two) return {};
+  Value v = CurrentValue(x);
+  return WrapValue(Binary(OpKind::kMultiply, v, v), x);
+}
+
+DType AccumulationType(DType dtype) {
+  return dtype == DType::kBF16 || dtype == DType::kF16 ? DType::kF32 : dtype;
+}
+
+// Sorted canonical reduction dims of an ATen `dim` argument (None or a
+// list, empty meaning all); false where eager would raise.
+bool ReadReductionDims(PyObject* object, int64_t rank,
+                       std::vector<int64_t>* dims) {
+  std::vector<int64_t> raw;
+  if (object != Py_None && !ReadIntList(object, &raw)) return false;
+  if (raw.empty()) {
+    dims->resize(rank);
+    std::iota(dims->begin(), dims->end(), 0);
+    return true;
+  }
+  dims->clear();
+  for (int64_t d : raw) {
+    int64_t c;
+    if (!CanonicalDim(d, rank, &c) ||
+        std::find(dims->begin(), dims->end(), c) != dims->end()) {
+      return false;
+    }
+    dims->push_back(c);
+  }
+  std::sort(dims->begin(), dims->end());
+  return true;
+}
+
+// sum and mean of floats, accumulated in f32 for bf16/f16 (see
+// torch_xla/_ops/reductions.py); dtype= must be absent.
+template <bool kMean>
+py::object SumOrMean(const TorchTensor& x, const std::vector<int64_t>& dims,
+                     bool keep_dims) {
+  const DType dtype = x.handle->shape().dtype;
+  const DType acc = AccumulationType(dtype);
+  Value total = Reduce(Convert(CurrentValue(x), acc), dims, "sum", keep_dims);
+  if (kMean) {
+    int64_t count = 1;
+    for (int64_t d : dims) count *= x.handle->shape().dims[d];
+    std::vector<int64_t> total_dims = total.shape().dims;
+    total = Binary(OpKind::kDivide, total,
+                   Literal(static_cast<double>(count), acc, total_dims));
+  }
+  return WrapValue(Convert(std::move(total), dtype), x);
+}
+
+// aten.sum.dim_IntList / aten.mean.dim(self, dim, keepdim=False, *, dtype=None)
+template <bool kMean>
+py::object ReduceDims(PyObject* const* args, Py_ssize_t nargs,
+                      PyObject* kwargs) {
+  TorchTensor x;
+  if (nargs < 2 || nargs > 3 || !KwargsAre(kwargs, {"dtype"}, true) ||
+      !ReadTorchTensor(args[0], &x) || !IsFloat(x.handle->shape().dtype)) {
+    return {};
+  }
+  const int64_t rank = static_cast<int64_t>(x.handle->shape().dims.size());
+  std::vector<int64_t> dims;
+  if (rank == 0 || !ReadReductionDims(args[1], rank, &dims)) return {};
+  bool keep_dims = false;
+  if (nargs == 3) {
+    if (!PyBool_Check(args[2])) return {};
+    keep_dims = args[2] == Py_True;
+  }
+  return SumOrMean<kMean>(x, dims, keep_dims);
+}
+
+// aten.sum.default(self, *, dtype=None)
+py::object SumAll(PyObject* const* args, Py_ssize_t nargs, PyObject* kwargs) {
+  TorchTensor x;
+  if (nargs != 1 || !KwargsAre(kwargs, {"dtype"}, true) ||
+      !ReadTorchTensor(args[0], &x) || !IsFloat(x.handle->shape().dtype)) {
+    return {};
+  }
+  const int64_t rank = static_cast<int64_t>(x.handle->shape().dims.size());
+  if (rank == 0) return {};
+  std::vector<int64_t> dims(rank);
+  std::iota(dims.begin(), dims.end(), 0);
+  return SumOrMean<false>(x, dims, false);
+}
+
+// Softmax over one dim of a float tensor (not half_to_float), as
+// torch_xla/_ops/normalization.py builds it: x - max (NaN-aware), exp,
+// divide by the sum, in the accumulation type.
+bool ReadSoftmaxDim(PyObject* object, const TorchTensor& x, int64_t* dim) {
+  const int64_t rank = static_cast<int64_t>(x.handle->shape().dims.size());
+  int64_t raw;
+  return rank > 0 && ReadInt(object, &raw) && CanonicalDim(raw, rank, dim);
+}
+
+py::object Softmax(PyObject* const* args, Py_ssize_t nargs) {
+  TorchTensor x;
+  int64_t dim;
+  if (nargs != 3 || !ReadTorchTensor(args[0], &x) ||
+      !IsFloat(x.handle->shape().dtype) || args[2] != Py_False ||
+      !ReadSoftmaxDim(args[1], x, &dim)) {
+    return {};
+  }
+  const DType dtype = x.handle->shape().dtype;
+  const std::vector<int64_t> dims{dim};
+  Value v = Convert(CurrentValue(x), AccumulationType(dtype));
+  const std::vector<int64_t> shape = v.shape().dims;
+  // max keeping NaN: XLA's max drops it, so a NaN test picks it back.
+  Value max = Reduce(v, dims, "max", true);
+  Value has_nan = Reduce(Value(ValueOrThrow(MakeCompare(v, v, "NE"))), dims,
+                         "or", true);
+  std::vector<int64_t> max_dims = max.shape().dims;
+  max = Value(ValueOrThrow(MakeNode(
+      OpKind::kSelect,
+      {has_nan, Literal(std::nan(""), max.shape().dtype, max_dims), max})));
+  Value e = Unary(OpKind::kExponential,
+                  Binary(OpKind::kSubtract, v, BroadcastTo(max, shape)));
+  Value total = Reduce(e, dims, "sum", true);
+  return WrapValue(
+      Convert(Binary(OpKind::kDivide, e, BroadcastTo(total, shape)), dtype), x);
+}
+
+// aten._softmax_backward_data(grad_output, output, dim, input_dtype):
+// y * (g - sum(g * y)).
+py::object SoftmaxBackward(PyObject* const* args, Py_ssize_t nargs) {
+  TorchTensor g, y;
+  int64_t dim;
+  DType dtype;
+  if (nargs != 4 || !ReadTorchTensor(args[0], &g) ||
+      !ReadTorchTensor(args[1], &y) || !ReadDType(args[3], &dtype) ||
+      !IsFloat(dtype) || g.handle->shape().dims != y.handle->shape().dims ||
+      !ReadSoftmaxDim(args[2], y, &dim)) {
+    return {};
+  }
+  const DType acc = AccumulationType(dtype);
+  Value gv = Convert(CurrentValue(g), acc);
+  Value yv = Convert(CurrentValue(y), acc);
+  const std::vector<int64_t> shape = yv.shape().dims;
+  Value dot = Reduce(Binary(OpKind::kMultiply, gv, yv), {dim}, "sum", true);
+  Value grad = Binary(OpKind::kMultiply, yv,
+                      Binary(OpKind::kSubtract, gv, BroadcastTo(dot, shape)));
+  return WrapValue(Convert(std::move(grad), dtype), y);
+}
+
+// aten.masked_fill.Scalar(self, mask, value): an 'xla' bool mask that
+// broadcasts to self's shape, a Python number.
+py::object MaskedFill(PyObject* const* args, Py_ssize_t nargs) {
+  TorchTensor x, mask;
+  if (nargs != 3 || !ReadTorchTensor(args[0], &x) ||
+      !ReadTorchTensor(args[1], &mask) ||
+      mask.handle->shape().dtype != DType::kBool ||
+      x.handle->device() != mask.handle->device() ||
+      !(PyFloat_CheckExact(args[2]) || PyLong_CheckExact(args[2]))) {
+    return {};
+  }
+  const Shape& shape = x.handle->shape();
+  if (PyFloat_CheckExact(args[2]) && !IsFloat(shape.dtype)) return {};
+  if (BroadcastShape({&shape, &mask.handle->shape()}) != shape.dims) return {};
+  int device = 0;
+  py::tuple operands = py::make_tuple(py::handle(args[2]));
+  Value fill = ResolveOperands(operands, shape.dtype, &device)[0];
+  Value m = BroadcastTo(CurrentValue(mask), shape.dims);
+  return WrapValue(
+      Value(ValueOrThrow(MakeNode(
+          OpKind::kSelect,
+          {m, BroadcastTo(std::move(fill), shape.dims), CurrentValue(x)}))),
+      x);
+}
+
+// aten.slice_backward(grad, input_sizes, dim, start, end, step): the
+// gradient padded into zeros (interior padding for step > 1).
+py::object SliceBackward(PyObject* const* args, Py_ssize_t nargs) {
+  TorchTensor grad;
+  std::vector<int64_t> shape;
+  int64_t dim, start, end, step;
+  if (nargs != 6 || !ReadTorchTensor(args[0], &grad) ||
+      !ReadIntList(args[1], &shape) || !ReadInt(args[2], &dim) ||
+      !ReadInt(args[3], &start) || !ReadInt(args[4], &end) ||
+      !ReadInt(args[5], &step) || step < 1) {
+    return {};
+  }
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  int64_t d;
+  if (rank == 0 || !CanonicalDim(dim, rank, &d)) return {};
+  const std::vector<int64_t>& grad_dims = grad.handle->shape().dims;
+  const int64_t size = shape[d];
+  if (start < 0) start += size;
+  if (end < 0) end += size;
+  start = std::min(std::max<int64_t>(start, 0), size);
+  end = std::min(std::max(end, start), size);
+  const int64_t n = grad_dims.size() == shape.size() ? grad_dims[d] : -1;
+  if (n <= 0 || (end - start + step - 1) / step != n) return {};
+  std::vector<int64_t> low(rank, 0), high(rank, 0), interior(rank, 0);
+  low[d] = start;
+  high[d] = size - start - (n - 1) * step - 1;
+  interior[d] = step - 1;
+  Value g = CurrentValue(grad);
+  Value zero = Literal(0, g.shape().dtype, {});
+  return WrapValue(
+      Value(ValueOrThrow(MakeNode(OpKind::kPad, {std::move(g), std::move(zero)},
+                                  Attrs()
+                                      .Set("low", low)
+                                      .Set("high", high)
+                                      .Set("interior", interior)))),
+      grad);
+}
+
 const std::unordered_map<std::string, FastRule>& RulesByName() {
   static const auto* rules = new std::unordered_map<std::string, FastRule>{
-      {"aten::view", View},
-      {"aten::_unsafe_view", UnsafeView},
-      {"aten::unsqueeze", Unsqueeze},
-      {"aten::t", T},
-      {"aten::transpose.int", TransposeRule},
-      {"aten::permute", Permute},
-      {"aten::expand", Expand},
-      {"aten::slice.Tensor", SliceRule},
-      {"aten::mm", Mm},
-      {"aten::bmm", Bmm},
-      {"aten::add.Tensor", Binary<OpKind::kAdd, true, false>},
-      {"aten::add.Scalar", Binary<OpKind::kAdd, true, false>},
-      {"aten::sub.Tensor", Binary<OpKind::kSubtract, true, false>},
-      {"aten::sub.Scalar", Binary<OpKind::kSubtract, true, false>},
-      {"aten::mul.Tensor", Binary<OpKind::kMultiply, false, false>},
-      {"aten::mul.Scalar", Binary<OpKind::kMultiply, false, false>},
-      {"aten::div.Tensor", Binary<OpKind::kDivide, false, true>},
-      {"aten::div.Scalar", Binary<OpKind::kDivide, false, true>},
-      {"aten::add_.Tensor", BinaryInPlace<OpKind::kAdd, true>},
-      {"aten::add_.Scalar", BinaryInPlace<OpKind::kAdd, true>},
-      {"aten::sub_.Tensor", BinaryInPlace<OpKind::kSubtract, true>},
-      {"aten::mul_.Tensor", BinaryInPlace<OpKind::kMultiply, false>},
-      {"aten::mul_.Scalar", BinaryInPlace<OpKind::kMultiply, false>},
+      {"aten::view", Positional<View>},
+      {"aten::_unsafe_view", Positional<UnsafeView>},
+      {"aten::unsqueeze", Positional<Unsqueeze>},
+      {"aten::t", Positional<T>},
+      {"aten::transpose.int", Positional<TransposeRule>},
+      {"aten::permute", Positional<Permute>},
+      {"aten::expand", Positional<Expand>},
+      {"aten::slice.Tensor", Positional<SliceRule>},
+      {"aten::mm", Positional<Mm>},
+      {"aten::bmm", Positional<Bmm>},
+      {"aten::add.Tensor", Positional<Arithmetic<OpKind::kAdd, true, false>>},
+      {"aten::add.Scalar", Positional<Arithmetic<OpKind::kAdd, true, false>>},
+      {"aten::sub.Tensor", Positional<Arithmetic<OpKind::kSubtract, true, false>>},
+      {"aten::sub.Scalar", Positional<Arithmetic<OpKind::kSubtract, true, false>>},
+      {"aten::mul.Tensor", Positional<Arithmetic<OpKind::kMultiply, false, false>>},
+      {"aten::mul.Scalar", Positional<Arithmetic<OpKind::kMultiply, false, false>>},
+      {"aten::div.Tensor", Positional<Arithmetic<OpKind::kDivide, false, true>>},
+      {"aten::div.Scalar", Positional<Arithmetic<OpKind::kDivide, false, true>>},
+      {"aten::add_.Tensor", Positional<ArithmeticInPlace<OpKind::kAdd, true>>},
+      {"aten::add_.Scalar", Positional<ArithmeticInPlace<OpKind::kAdd, true>>},
+      {"aten::sub_.Tensor", Positional<ArithmeticInPlace<OpKind::kSubtract, true>>},
+      {"aten::mul_.Tensor", Positional<ArithmeticInPlace<OpKind::kMultiply, false>>},
+      {"aten::mul_.Scalar", Positional<ArithmeticInPlace<OpKind::kMultiply, false>>},
+      {"aten::clone", Clone},
+      {"aten::exp", Positional<FloatUnary<OpKind::kExponential>>},
+      {"aten::log", Positional<FloatUnary<OpKind::kLog>>},
+      {"aten::sqrt", Positional<FloatUnary<OpKind::kSqrt>>},
+      {"aten::rsqrt", Positional<FloatUnary<OpKind::kRsqrt>>},
+      {"aten::sin", Positional<FloatUnary<OpKind::kSine>>},
+      {"aten::cos", Positional<FloatUnary<OpKind::kCosine>>},
+      {"aten::tanh", Positional<FloatUnary<OpKind::kTanh>>},
+      {"aten::sigmoid", Positional<FloatUnary<OpKind::kLogistic>>},
+      {"aten::neg", Positional<FloatUnary<OpKind::kNegate>>},
+      {"aten::pow.Tensor_Scalar", Positional<Square>},
+      {"aten::sum", SumAll},
+      {"aten::sum.dim_IntList", ReduceDims<false>},
+      {"aten::mean.dim", ReduceDims<true>},
+      {"aten::_softmax", Positional<Softmax>},
+      {"aten::_softmax_backward_data", Positional<SoftmaxBackward>},
+      {"aten::masked_fill.Scalar", Positional<MaskedFill>},
+      {"aten::slice_backward", Positional<SliceBackward>},
   };
   return *rules;
 }
@@ -533,14 +836,18 @@ void InitFastRuleBindings(py::module_& m) {
         return py::cpp_function(
             [](py::handle cls, py::handle func, py::handle types,
                py::handle args, py::handle kwargs) -> py::object {
-              const bool plain = kwargs.is_none() ||
-                                 (PyDict_Check(kwargs.ptr()) &&
-                                  PyDict_GET_SIZE(kwargs.ptr()) == 0);
-              if (plain && PyTuple_Check(args.ptr())) {
+              PyObject* keywords = nullptr;
+              if (PyDict_Check(kwargs.ptr()) && PyDict_GET_SIZE(kwargs.ptr()) > 0) {
+                keywords = kwargs.ptr();
+              }
+              if ((keywords != nullptr || kwargs.is_none() ||
+                   PyDict_Check(kwargs.ptr())) &&
+                  PyTuple_Check(args.ptr())) {
                 auto it = RulesByOverload().find(func.ptr());
                 if (it != RulesByOverload().end()) {
-                  py::object result = it->second(
-                      &PyTuple_GET_ITEM(args.ptr(), 0), PyTuple_GET_SIZE(args.ptr()));
+                  py::object result =
+                      it->second(&PyTuple_GET_ITEM(args.ptr(), 0),
+                                 PyTuple_GET_SIZE(args.ptr()), keywords);
                   if (result) return result;
                 }
               }

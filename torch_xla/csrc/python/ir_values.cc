@@ -50,6 +50,39 @@ Value BroadcastTo(Value x, const std::vector<int64_t>& dims) {
                Attrs().Set("dims", dims).Set("broadcast_dims", mapping))));
 }
 
+Value Unary(OpKind kind, Value x) {
+  return Value(ValueOrThrow(MakeNode(kind, {std::move(x)})));
+}
+
+Value Binary(OpKind kind, Value a, Value b) {
+  return Value(ValueOrThrow(MakeNode(kind, {std::move(a), std::move(b)})));
+}
+
+Value Literal(double value, DType dtype, const std::vector<int64_t>& dims) {
+  Shape shape(dtype, dims);
+  switch (dtype) {
+    case DType::kF32:
+    case DType::kF64:
+    case DType::kBF16:
+    case DType::kF16:
+      return Value(ValueOrThrow(MakeConstant(value, shape)));
+    case DType::kBool:
+      return Value(ValueOrThrow(MakeBoolConstant(value != 0, shape)));
+    default:
+      return Value(
+          ValueOrThrow(MakeIntConstant(static_cast<int64_t>(value), shape)));
+  }
+}
+
+Value Reduce(Value x, const std::vector<int64_t>& dims, const char* kind,
+             bool keep_dims) {
+  std::vector<int64_t> kept = x.shape().dims;
+  for (int64_t d : dims) kept[d] = 1;
+  Value out(ValueOrThrow(MakeNode(OpKind::kReduce, {std::move(x)},
+                                  Attrs().Set("dims", dims).Set("kind", kind))));
+  return keep_dims ? Reshape(std::move(out), kept) : out;
+}
+
 Value SliceDim(Value x, int64_t dim, int64_t start, int64_t end) {
   std::vector<int64_t> starts(x.shape().dims.size(), 0);
   std::vector<int64_t> limits = x.shape().dims;

@@ -78,6 +78,17 @@ int64_t StorageOffsetOf(const TorchTensor& tensor) {
   return tensor.view != nullptr ? tensor.view->storage_offset : 0;
 }
 
+bool ReadDType(PyObject* object, DType* dtype) {
+  const py::tuple& dtypes = WrapperApi::Get().dtypes;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dtypes.ptr()); ++i) {
+    if (PyTuple_GET_ITEM(dtypes.ptr(), i) == object) {
+      *dtype = static_cast<DType>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
 py::object WrapTensor(XlaTensorPtr handle, ViewInfoPtr view) {
   const WrapperApi& api = WrapperApi::Get();
   const Shape& shape = handle->shape();

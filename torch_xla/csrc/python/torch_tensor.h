@@ -29,6 +29,9 @@ const XlaTensorPtr& CurrentHandle(const TorchTensor& tensor);
 std::vector<int64_t> StridesOf(const TorchTensor& tensor);
 int64_t StorageOffsetOf(const TorchTensor& tensor);
 
+// A torch.dtype as the core's DType; false for None or an unsupported one.
+bool ReadDType(PyObject* object, DType* dtype);
+
 // A new 'xla' torch tensor for `handle`; a view when `view` is set (its
 // strides and offset become the tensor's).
 pybind11::object WrapTensor(XlaTensorPtr handle, ViewInfoPtr view = nullptr);
