@@ -45,6 +45,20 @@ def per_op_us(fn, ops, repeats=3):
   return best / ops * 1e6
 
 
+def paired_per_op_us(fn_a, fn_b, ops, repeats):
+  """Best-of per-op times of two functions measured alternately, so that a
+  load change on the machine affects both."""
+  best_a = best_b = float("inf")
+  for _ in range(repeats):
+    start = time.perf_counter()
+    fn_a()
+    best_a = min(best_a, time.perf_counter() - start)
+    start = time.perf_counter()
+    fn_b()
+    best_b = min(best_b, time.perf_counter() - start)
+  return best_a / ops * 1e6, best_b / ops * 1e6
+
+
 class CountOps(TorchDispatchMode):
 
   def __init__(self):
@@ -69,8 +83,8 @@ def main():
   x_xla = x_cpu.to(device)
   chain(x_xla)  # warm up the rule paths
   torch_xla.sync()
-  eager = per_op_us(lambda: chain(x_cpu), OPS)
-  traced = per_op_us(lambda: chain(x_xla), OPS)
+  eager, traced = paired_per_op_us(lambda: chain(x_cpu),
+                                   lambda: chain(x_xla), OPS, repeats=5)
 
   # A decoder layer on tiny shapes: the cost per op is all overhead.
   config = DecoderConfig(dim=32, num_heads=4, hidden_dim=64)
@@ -87,8 +101,9 @@ def main():
   ops = counter.count
   layer_step(layer_xla, *inputs_xla)
   torch_xla.sync()
-  layer_eager = per_op_us(lambda: layer_step(layer_cpu, *inputs_cpu), ops)
-  layer_traced = per_op_us(lambda: layer_step(layer_xla, *inputs_xla), ops)
+  layer_eager, layer_traced = paired_per_op_us(
+      lambda: layer_step(layer_cpu, *inputs_cpu),
+      lambda: layer_step(layer_xla, *inputs_xla), ops, repeats=50)
   torch_xla.sync()
 
   # Sync of the 10,000-op graph, then the same again (cache hit).
