@@ -385,6 +385,34 @@ TEST(GoldenTest, AliasDonorAndSharding) {
   EXPECT_EQ(ctx.SetDonor(3).code(), absl::StatusCode::kOutOfRange);
 }
 
+TEST(ParameterTest, ScalarParametersBroadcastToTheirLeaf) {
+  DataPtr fill = NewData(DType::kF32, {2, 3}, DataKind::kHost);
+  DataPtr scalar = NewData(DType::kF32, {}, DataKind::kHost);
+  DataPtr other = NewData(DType::kF32, {2, 3});
+  NodePtr out = Ok(MakeBinary(OpKind::kAdd, MakeDataNode(other),
+                              MakeDataNode(fill)));
+  LoweringContext ctx("fills");
+  ASSERT_TRUE(ctx.Build({out}).ok());
+  const uint64_t full_hash = ctx.graph_hash();
+  ctx.SetScalarParameters([&](const Data& data) -> DataPtr {
+    return data.id() == fill->id() ? scalar : nullptr;
+  });
+  ASSERT_TRUE(ctx.Build({out}).ok());
+  ASSERT_EQ(ctx.parameters().size(), 2u);
+  EXPECT_EQ(ctx.parameters()[1], scalar);
+  EXPECT_EQ(ctx.ParameterIndex(fill->id()), 1);
+  EXPECT_NE(ctx.graph_hash(), full_hash);  // another module, another key
+  std::string text = Ok(ctx.HloText());
+  EXPECT_PRED2(Contains, text, "%arg1: tensor<f32>");
+  EXPECT_PRED2(Contains, text,
+               "%0 = \"stablehlo.broadcast_in_dim\"(%arg1) "
+               "{broadcast_dimensions = array<i64>} : (tensor<f32>) -> "
+               "tensor<2x3xf32>");
+  EXPECT_PRED2(Contains, text, "\"stablehlo.add\"(%arg0, %0)");
+  // A scalar parameter cannot alias a full-size result.
+  EXPECT_FALSE(ctx.SetAlias(1, 0).ok());
+}
+
 TEST(ParameterTest, DeduplicatedByDataIdInFirstUseOrder) {
   DataPtr ad = NewData(DType::kF32, {2});
   DataPtr bd = NewData(DType::kF32, {2});  // same shape, different Data

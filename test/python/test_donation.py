@@ -131,3 +131,38 @@ def test_config_off_keeps_the_mark_but_donates_nothing():
   assert aliased() == 0
   assert _XLAC._get_buffer_donation(t)
   torch.testing.assert_close(out.cpu(), t.cpu() * 3)
+
+
+def bytes_to_device():
+  data = met.metric_data("OutboundData")
+  return 0 if data is None else int(data[1])
+
+
+def test_a_read_only_fill_travels_as_one_element():
+  x = torch.randn(256, 64).to(XLA)
+  torch_xla.sync()
+  met.clear_all()
+  z = torch.zeros(256, 64, device=XLA)  # made, not sent
+  full = torch.full((256, 64), 0.5, device=XLA)
+  y = x * full + z
+  torch_xla.sync()
+  assert bytes_to_device() == 2 * 4  # two f32 scalars, not 2 x 64 KiB
+  torch.testing.assert_close(y.cpu(), x.cpu() * 0.5)
+  assert "broadcast_in_dim" in _XLAC._get_xla_tensors_hlo([x * full])
+
+
+def test_a_fill_updated_in_place_stays_full_size_and_aliases():
+  # Optimizer state made in the first step (zeros_like, then updated in
+  # place) must lower as in the later steps, where it is device data.
+  g = torch.randn(256).to(XLA)
+  torch_xla.sync()
+  hashes = []
+  state = torch.zeros(256, device=XLA)
+  for _ in range(2):
+    state.mul_(0.9).add_(g)
+    hashes.append(_XLAC._get_graph_hash([state]))
+    met.clear_all()
+    torch_xla.sync()
+    assert aliased() == 1
+  assert hashes[0] == hashes[1]
+  torch.testing.assert_close(state.cpu(), g.cpu() * 1.9)

@@ -19,6 +19,7 @@ absl::Status LoweringContext::Build(absl::Span<const Value> results) {
   results_.assign(results.begin(), results.end());
   parameters_.clear();
   param_index_.clear();
+  scalar_params_.clear();
   aliases_.clear();
   donors_.clear();
   param_sharding_.clear();
@@ -43,11 +44,18 @@ absl::Status LoweringContext::Build(absl::Span<const Value> results) {
     if (node->kind() == OpKind::kDeviceData) {
       const DataPtr& data = node->data();
       if (param_index_.emplace(data->id(), parameters_.size()).second) {
-        parameters_.push_back(data);
+        DataPtr scalar = scalar_fn_ ? scalar_fn_(*data) : nullptr;
+        if (scalar != nullptr) scalar_params_.insert(parameters_.size());
+        parameters_.push_back(scalar != nullptr ? std::move(scalar) : data);
       }
     }
   }
   graph_hash_ = GraphHash(order_, results_);
+  if (!scalar_params_.empty()) {  // a different module: a different key
+    HashBuilder h(graph_hash_);
+    for (int64_t p : scalar_params_) h.Add(p);
+    graph_hash_ = h.value();
+  }
   built_ = true;
   return absl::OkStatus();
 }
@@ -193,10 +201,19 @@ absl::StatusOr<std::string> LoweringContext::HloText() const {
   // Body.
   MlirEmitter emitter(DefaultLowerRules(), &out, /*indent=*/4);
   for (const Node* node : order_.nodes) {
-    if (node->kind() == OpKind::kDeviceData) {
-      emitter.Bind(node,
-                   absl::StrCat("%arg", ParameterIndex(node->data()->id())));
+    if (node->kind() != OpKind::kDeviceData) continue;
+    const int64_t p = ParameterIndex(node->data()->id());
+    if (scalar_params_.count(p) == 0) {
+      emitter.Bind(node, absl::StrCat("%arg", p));
+      continue;
     }
+    TXLA_ASSIGN_OR_RETURN(
+        std::string name,
+        emitter.EmitOp("stablehlo.broadcast_in_dim", {absl::StrCat("%arg", p)},
+                       {parameters_[p]->shape().ToMlirType()},
+                       "{broadcast_dimensions = array<i64>}",
+                       {node->shape(0).ToMlirType()}));
+    emitter.Bind(node, std::move(name));
   }
   TXLA_RETURN_IF_ERROR(emitter.LowerNodes(order_.nodes));
   std::vector<std::string> refs;

@@ -8,6 +8,7 @@
 // distinct Data, in first-use post-order. Not thread-safe.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -28,13 +29,22 @@ class LoweringContext {
   // `name` becomes the module's symbol (quoted if it is not an identifier).
   explicit LoweringContext(std::string name);
 
+  // Maps a leaf's data to a scalar Data to send instead, or null to send the
+  // data as it is. Such a leaf lowers as its scalar parameter broadcast to
+  // the leaf's shape: a tensor made by zeros()/full() then costs one
+  // element, not its full size, each time the graph runs.
+  using ScalarParameterFn = std::function<DataPtr(const Data&)>;
+  // Applies to the next Build.
+  void SetScalarParameters(ScalarParameterFn fn) { scalar_fn_ = std::move(fn); }
+
   // Walks the graph, collects parameters and computes the graph hash; no
   // text yet. Fails on parameter nodes outside sub-graphs. Resets any
   // earlier Build, aliases, donors and shardings.
   absl::Status Build(absl::Span<const Value> results);
 
   const std::vector<Value>& results() const { return results_; }
-  // One per distinct Data id, in first-use post-order.
+  // One per distinct Data id, in first-use post-order (the scalar Data for
+  // a leaf sent as a scalar, see SetScalarParameters).
   const std::vector<DataPtr>& parameters() const { return parameters_; }
   // -1 if `data_id` is not a parameter.
   int64_t ParameterIndex(int64_t data_id) const;
@@ -70,6 +80,8 @@ class LoweringContext {
   PostOrder order_;
   std::vector<DataPtr> parameters_;
   absl::flat_hash_map<int64_t, int64_t> param_index_;  // data id -> index
+  ScalarParameterFn scalar_fn_;
+  std::set<int64_t> scalar_params_;  // parameters broadcast to their leaf
   uint64_t graph_hash_ = 0;
   std::map<int64_t, int64_t> aliases_;  // param -> result
   std::set<int64_t> donors_;

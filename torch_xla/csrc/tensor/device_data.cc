@@ -44,6 +44,13 @@ std::shared_ptr<HostData> HostData::Fill(Shape shape,
   return data;
 }
 
+std::shared_ptr<HostData> HostData::Element() const {
+  const size_t size = static_cast<size_t>(DTypeByteSize(shape().dtype));
+  return std::make_shared<HostData>(
+      Shape(shape().dtype, {}),
+      std::vector<uint8_t>(bytes_.begin(), bytes_.begin() + size));
+}
+
 std::vector<uint8_t> HostData::DenseBytes() const {
   if (!is_fill_) return bytes_;
   const size_t element = bytes_.size();

@@ -40,6 +40,8 @@ class HostData final : public Data {
   bool is_fill() const { return is_fill_; }
   // The dense row-major bytes (built on demand for a fill).
   std::vector<uint8_t> DenseBytes() const;
+  // The first element as a scalar of the dtype (a fill's value).
+  std::shared_ptr<HostData> Element() const;
   // Exact bytes when not a fill (no copy).
   const std::vector<uint8_t>& bytes() const { return bytes_; }
 

@@ -109,6 +109,30 @@ absl::Status CheckNoPlaceholders(const LoweringContext& context,
   return absl::OkStatus();
 }
 
+// Fills (zeros, full) are sent as one element and broadcast in the graph,
+// except those that may be aliased to a result (an in-place update of a
+// fill, e.g. optimizer state made in the first step): those stay full-size
+// parameters, so that step's graph equals the later steps', where the same
+// tensor is device data.
+LoweringContext::ScalarParameterFn ScalarFills(
+    absl::Span<const XlaTensorPtr> results) {
+  std::unordered_set<int64_t> result_aliases;
+  for (const XlaTensorPtr& tensor : results) {
+    result_aliases.insert(tensor->alias_id());
+  }
+  return [result_aliases = std::move(result_aliases)](
+             const Data& data) -> DataPtr {
+    if (data.kind() != DataKind::kHost || data.shape().dims.empty()) {
+      return nullptr;
+    }
+    const auto& host = static_cast<const HostData&>(data);
+    if (!host.is_fill() || result_aliases.count(data.owner_alias_id()) > 0) {
+      return nullptr;
+    }
+    return host.Element();
+  };
+}
+
 // Decides which parameters donate their buffers. An in-place update keeps
 // the tensor's alias ID, so a parameter whose data was last owned by an
 // output tensor's alias ID can become that output's buffer, provided no
@@ -235,6 +259,7 @@ absl::Status ExecuteGroup(SyncGroup& group, bool donate,
   if (!client.ok()) return client.status();
 
   LoweringContext context("SyncTensorsGraph");
+  context.SetScalarParameters(ScalarFills(group.tensors));
   absl::Status built = context.Build(group.results);
   if (!built.ok()) return built;
   absl::Status readable = CheckNoPlaceholders(context, group);
@@ -465,6 +490,7 @@ absl::Status BuildContext(absl::Span<const XlaTensorPtr> tensors,
     if (!value.ok()) return value.status();
     results.push_back(*std::move(value));
   }
+  context.SetScalarParameters(ScalarFills(tensors));
   return context.Build(results);
 }
 
