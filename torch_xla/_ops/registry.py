@@ -8,8 +8,9 @@ ATen op returns. Registering an overload twice is an error.
 
 Dispatch order for an op reaching an 'xla' tensor:
   1. the exact overload's rule;
-  2. PyTorch's decomposition of it (its ops come back here);
-  3. CPU fallback: inputs are copied to the host, the op runs in eager
+  2. for an out= overload, the functional overload's, written into `out`;
+  3. PyTorch's decomposition of it (its ops come back here);
+  4. CPU fallback: inputs are copied to the host, the op runs in eager
      PyTorch, results come back; the `aten::<op>` counter records it.
 """
 
@@ -63,6 +64,10 @@ def dispatch(func, args, kwargs):
   rule = RULES.get(func)
   if rule is not None:
     return rule(*args, **kwargs)
+  # Before decompositions: those of out= overloads are prims-based refs.
+  functional = _functional_of_out(func)
+  if functional is not None:
+    return _run_out_variant(func, functional, args, kwargs)
   decomposition = _decomposition(func)
   if decomposition is not None and func not in _decomposing:
     _decomposing.add(func)
@@ -77,6 +82,58 @@ def dispatch(func, args, kwargs):
   if decomposed is not NotImplemented:
     return decomposed
   return cpu_fallback(func, args, kwargs)
+
+
+_FUNCTIONAL = {}  # out= overload -> its functional overload (or None)
+
+
+def _functional_of_out(func):
+  """For an out= overload (torch.maximum(a, b, out=c)), the overload of
+  the same op taking the same inputs without `out`, if we lower it."""
+  if func in _FUNCTIONAL:
+    return _FUNCTIONAL[func]
+  found = None
+  arguments = func._schema.arguments
+  if any(a.is_out for a in arguments):
+    inputs = [(a.name, str(a.type)) for a in arguments if not a.is_out]
+    packet = func.overloadpacket
+    for name in packet.overloads():
+      candidate = getattr(packet, name)
+      schema = candidate._schema
+      if (candidate is not func and not schema.is_mutable and
+          [(a.name, str(a.type)) for a in schema.arguments] == inputs and
+          (candidate in RULES or _decomposition(candidate) is not None)):
+        found = candidate
+        break
+  _FUNCTIONAL[func] = found
+  return found
+
+
+def _run_out_variant(func, functional, args, kwargs):
+  """The functional op's results written into the out= tensors, converted
+  to their dtypes where eager allows it."""
+  from torch_xla import _ir
+  from torch_xla._dtypes import scalar_type_name, to_code
+  from torch_xla._tensor import commit, xt_of
+
+  out_names = [a.name for a in func._schema.arguments if a.is_out]
+  outs = [kwargs[name] for name in out_names]
+  inputs = {k: v for k, v in kwargs.items() if k not in out_names}
+  result = functional(*args, **inputs)
+  results = list(result) if isinstance(result, (tuple, list)) else [result]
+  for out, value in zip(outs, results):
+    if not torch.can_cast(value.dtype, out.dtype):
+      raise RuntimeError(
+          f"result type {scalar_type_name(value.dtype)} can't be cast to "
+          f"the desired output type {scalar_type_name(out.dtype)}")
+    if out.shape != value.shape:
+      raise RuntimeError(
+          f"{func._schema.name}: the out= tensor has shape {list(out.shape)} "
+          f"but the result has shape {list(value.shape)}; 'xla' tensors "
+          f"cannot be resized, so pass an out tensor of the result's shape")
+  for out, value in zip(outs, results):
+    commit(out, _ir.convert(xt_of(value), to_code(out.dtype)))
+  return outs[0] if len(outs) == 1 else tuple(outs)
 
 
 def _overload(qualified_name):

@@ -211,6 +211,8 @@ OPTIMIZERS = {
         p, lr=0.01, weight_decay=0.1, foreach=foreach),
     "adamw": lambda p, foreach: torch.optim.AdamW(
         p, lr=0.01, weight_decay=0.03, foreach=foreach),
+    "adamw_amsgrad": lambda p, foreach: torch.optim.AdamW(
+        p, lr=0.01, weight_decay=0.03, amsgrad=True, foreach=foreach),
 }
 
 # The first steps compile: step 1 creates the optimizer state, and the
