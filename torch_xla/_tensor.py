@@ -5,21 +5,24 @@ High level design
 Every 'xla' tensor is a `XlaTensor` (this file) holding `_xt`, a handle to the
 C++ tensor (torch_xla/csrc/tensor/xla_tensor.h) that owns the tensor ID, alias
 ID and state. PyTorch's autograd runs above the subclass; ATen ops reaching
-`__torch_dispatch__` are looked up in the rule registry (torch_xla/_ops),
-which builds IR through torch_xla/_ir.py. Nothing executes until a sync or a
+`__torch_dispatch__` go to a C++ fast rule for the hottest ops
+(torch_xla/csrc/python/fast_rules.cc), else to the rule registry
+(torch_xla/_ops), which builds IR through torch_xla/_ir.py. Nothing executes until a sync or a
 read of a value.
 
 Aliasing: tensors that share all of their data (detach, alias, in-place
 results) share the same `_xt`, so an in-place update through one is seen by
 all. Views of part of a tensor (slice, select, transpose, view, ...) are
-separate values that remember their root handle, the root's version when
-they were last derived, and the chain of view functions. An in-place update
-of a view writes the new value back through the chain's inverses into the
-root; a view whose root changed since is re-derived before its next use.
+separate values with a `_view` (_XLAC.ViewInfo, torch_xla/csrc/python/
+view_info.h): their root handle, the root's version when they were last
+derived, the chain of view steps, and eager's strides and storage offset.
+An in-place update of a view writes the new value back through the chain's
+inverses into the root; a view whose root changed since is re-derived
+before its next use. Steps are C++ for the views the fast rules make, and
+(forward, inverse) Python functions on handles for the others.
 """
 
 import torch
-from torch.utils._pytree import tree_map_only
 
 from torch_xla import _XLAC, _dtypes
 

@@ -3,7 +3,7 @@
 import torch
 
 from torch_xla import _XLAC, _dtypes, _ir
-from torch_xla._tensor import XlaTensor, wrap, xt_of
+from torch_xla._tensor import XlaTensor, xt_of
 
 code_of = _dtypes.to_code
 dtype_of_code = _dtypes._TORCH_DTYPES

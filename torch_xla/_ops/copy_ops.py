@@ -3,8 +3,7 @@
 import torch
 
 from torch_xla import _XLAC, _ir
-from torch_xla._ops._common import (code_of, device_of, dtype_of_code, literal,
-                                    scalar)
+from torch_xla._ops._common import code_of, literal, scalar
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
 

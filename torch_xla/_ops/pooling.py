@@ -24,8 +24,6 @@ memory beyond a slice at a time.
 
 import math
 
-import torch
-
 from torch_xla import _dtypes, _ir
 from torch_xla._ops._common import check_same_device, literal
 from torch_xla._ops.registry import aten, op

@@ -17,7 +17,7 @@ Dispatch order for an op reaching an 'xla' tensor:
 import os
 
 import torch
-from torch.utils._pytree import tree_flatten, tree_map
+from torch.utils._pytree import tree_map
 
 from torch_xla import _XLAC
 
@@ -164,7 +164,7 @@ def install():
 
 def cpu_fallback(func, args, kwargs):
   """Runs `func` in eager CPU PyTorch and copies results back to 'xla'."""
-  from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
+  from torch_xla._tensor import XlaTensor, commit
   from torch_xla._ops import copy_ops
 
   _XLAC._xla_increment_counter(f"aten::{func._schema.name.split('::')[-1]}",

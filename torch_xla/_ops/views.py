@@ -344,7 +344,6 @@ def t(x):
 
 def _slice_view(x, d, start, end, step):
   """x[..., start:end:step, ...] on dim d; bounds already clamped."""
-  n = max(0, (end - start + step - 1) // step)
   strides = list(x.stride())
   offset = x.storage_offset() + start * strides[d]
   strides[d] *= step
