@@ -32,8 +32,8 @@ namespace {
 class ScalarCache {
  public:
   Value Get(py::handle number, DType dtype, int device) {
-    const bool is_int = py::isinstance<py::int_>(number) &&
-                        !py::isinstance<py::bool_>(number);
+    const bool is_int =
+        py::isinstance<py::int_>(number) && !py::isinstance<py::bool_>(number);
     int64_t bits;
     if (is_int) {
       bits = number.cast<int64_t>();
@@ -59,9 +59,11 @@ class ScalarCache {
     auto it = broadcasts_.find(key);
     if (it != broadcasts_.end()) return Value(it->second);
     if (broadcasts_.size() >= kCapacity) broadcasts_.clear();
-    NodePtr node = ValueOrThrow(MakeNode(
-        OpKind::kBroadcastInDim, {leaf},
-        Attrs().Set("dims", dims).Set("broadcast_dims", std::vector<int64_t>{})));
+    NodePtr node = ValueOrThrow(
+        MakeNode(OpKind::kBroadcastInDim, {leaf},
+                 Attrs()
+                     .Set("dims", dims)
+                     .Set("broadcast_dims", std::vector<int64_t>{})));
     broadcasts_.emplace(std::move(key), node);
     return Value(node);
   }
@@ -89,15 +91,18 @@ bool IsNumber(py::handle h) {
 // Python number, or a cpu 0-dim tensor (a number, as in eager). Any other
 // cpu tensor is a device mismatch, reported like eager does.
 struct Operand {
-  XlaTensorPtr tensor;   // set for tensors
-  py::object number;     // set for numbers
+  XlaTensorPtr tensor;  // set for tensors
+  py::object number;    // set for numbers
 };
 
 Operand ToOperand(py::handle object) {
-  if (py::isinstance<XlaTensor>(object)) return {py::cast<XlaTensorPtr>(object), {}};
-  if (IsNumber(object)) return {nullptr, py::reinterpret_borrow<py::object>(object)};
+  if (py::isinstance<XlaTensor>(object))
+    return {py::cast<XlaTensorPtr>(object), {}};
+  if (IsNumber(object))
+    return {nullptr, py::reinterpret_borrow<py::object>(object)};
   TorchTensor tensor;
-  if (ReadTorchTensor(object.ptr(), &tensor)) return {CurrentHandle(tensor), {}};
+  if (ReadTorchTensor(object.ptr(), &tensor))
+    return {CurrentHandle(tensor), {}};
   if (py::hasattr(object, "dim") && object.attr("dim")().cast<int64_t>() == 0) {
     return {nullptr, object.attr("item")()};
   }
@@ -126,7 +131,8 @@ std::vector<Value> ResolveOperands(const py::sequence& objects, DType dtype,
   values.reserve(operands.size());
   for (const Operand& operand : operands) {
     if (operand.tensor) {
-      values.push_back(Convert(ValueOrThrow(operand.tensor->GetIrValue()), dtype));
+      values.push_back(
+          Convert(ValueOrThrow(operand.tensor->GetIrValue()), dtype));
     } else {
       values.push_back(Scalars().Get(operand.number, dtype, *device));
     }
@@ -140,9 +146,8 @@ std::vector<Value> ResolveOperands(const py::sequence& objects, DType dtype,
   if (!same) {
     std::vector<int64_t> dims = BroadcastShape(shapes);
     for (size_t i = 0; i < values.size(); ++i) {
-      values[i] = operands[i].tensor
-                      ? BroadcastTo(std::move(values[i]), dims)
-                      : Scalars().Broadcast(values[i], dims);
+      values[i] = operands[i].tensor ? BroadcastTo(std::move(values[i]), dims)
+                                     : Scalars().Broadcast(values[i], dims);
     }
   }
   return values;
@@ -179,10 +184,11 @@ void InitElementwiseBindings(py::module_& m) {
             ResolveOperands(operands, ToDType(code), &device);
         Attrs attrs;
         if (!direction.is_none()) {
-          attrs.Set("direction", absl::string_view(direction.cast<std::string>()));
+          attrs.Set("direction",
+                    absl::string_view(direction.cast<std::string>()));
         }
-        NodePtr node = ValueOrThrow(
-            MakeNode(static_cast<OpKind>(kind), std::move(values), std::move(attrs)));
+        NodePtr node = ValueOrThrow(MakeNode(
+            static_cast<OpKind>(kind), std::move(values), std::move(attrs)));
         return XlaTensor::FromIr(Value(node), device);
       },
       py::arg("kind"), py::arg("operands"), py::arg("dtype"),
@@ -196,19 +202,19 @@ void InitElementwiseBindings(py::module_& m) {
         std::vector<Value> values =
             ResolveOperands(operands, ToDType(code), &device);
         std::vector<XlaTensorPtr> out;
-        for (Value& v : values) out.push_back(XlaTensor::FromIr(std::move(v), device));
+        for (Value& v : values)
+          out.push_back(XlaTensor::FromIr(std::move(v), device));
         return out;
       },
       py::arg("operands"), py::arg("dtype"));
-  m.def(
-      "_broadcast_shapes",
-      [](const std::vector<std::vector<int64_t>>& shapes) {
-        std::vector<Shape> owned;
-        for (const auto& dims : shapes) owned.emplace_back(DType::kF32, dims);
-        std::vector<const Shape*> pointers;
-        for (const Shape& s : owned) pointers.push_back(&s);
-        return BroadcastShape(pointers);
-      });
+  m.def("_broadcast_shapes",
+        [](const std::vector<std::vector<int64_t>>& shapes) {
+          std::vector<Shape> owned;
+          for (const auto& dims : shapes) owned.emplace_back(DType::kF32, dims);
+          std::vector<const Shape*> pointers;
+          for (const Shape& s : owned) pointers.push_back(&s);
+          return BroadcastShape(pointers);
+        });
 }
 
 }  // namespace torch_xla::python

@@ -5,11 +5,11 @@
 // Python rule, which stays the reference and owns every error message. Both
 // build the same IR.
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
-#include <algorithm>
-#include <cmath>
 #include <numeric>
 #include <unordered_map>
 #include <utility>
@@ -128,7 +128,8 @@ bool InferSize(std::vector<int64_t>* size, int64_t numel) {
 std::vector<int64_t> ViewStrides(const std::vector<int64_t>& dims,
                                  const std::vector<int64_t>& strides,
                                  const std::vector<int64_t>& new_dims) {
-  if (dims.empty() || NumElements(dims) == 0) return ContiguousStrides(new_dims);
+  if (dims.empty() || NumElements(dims) == 0)
+    return ContiguousStrides(new_dims);
   std::vector<int64_t> out(new_dims.size(), 0);
   int64_t view_d = static_cast<int64_t>(new_dims.size()) - 1;
   int64_t chunk_stride = strides.back();
@@ -136,8 +137,8 @@ std::vector<int64_t> ViewStrides(const std::vector<int64_t>& dims,
   for (int64_t d = static_cast<int64_t>(dims.size()) - 1; d >= 0; --d) {
     tensor_numel *= dims[d];
     // A chunk of dims that are contiguous with each other ends here.
-    if (d == 0 || (dims[d - 1] != 1 &&
-                   strides[d - 1] != tensor_numel * chunk_stride)) {
+    if (d == 0 ||
+        (dims[d - 1] != 1 && strides[d - 1] != tensor_numel * chunk_stride)) {
       while (view_d >= 0 &&
              (view_numel < tensor_numel || new_dims[view_d] == 1)) {
         out[view_d] = view_numel * chunk_stride;
@@ -208,9 +209,9 @@ py::object View(PyObject* const* args, Py_ssize_t nargs) {
   }
   const std::vector<int64_t>& dims = x.handle->shape().dims;
   if (!InferSize(&size, NumElements(dims))) return {};
-  std::vector<int64_t> strides =
-      x.view == nullptr ? ContiguousStrides(size)
-                        : ViewStrides(dims, x.view->strides, size);
+  std::vector<int64_t> strides = x.view == nullptr
+                                     ? ContiguousStrides(size)
+                                     : ViewStrides(dims, x.view->strides, size);
   return ReshapeView(x, std::move(size), std::move(strides));
 }
 
@@ -291,7 +292,8 @@ py::object TransposeRule(PyObject* const* args, Py_ssize_t nargs) {
 py::object Permute(PyObject* const* args, Py_ssize_t nargs) {
   TorchTensor x;
   std::vector<int64_t> dims;
-  if (nargs != 2 || !ReadTorchTensor(args[0], &x) || !ReadIntList(args[1], &dims)) {
+  if (nargs != 2 || !ReadTorchTensor(args[0], &x) ||
+      !ReadIntList(args[1], &dims)) {
     return {};
   }
   const int64_t rank = static_cast<int64_t>(x.handle->shape().dims.size());
@@ -408,11 +410,11 @@ py::object Dot(const TorchTensor& a, const TorchTensor& b,
   } else {
     attrs.Set("precision", "HIGHEST");
   }
-  Value product(ValueOrThrow(MakeNode(
-      OpKind::kDotGeneral,
-      {ValueOrThrow(CurrentHandle(a)->GetIrValue()),
-       ValueOrThrow(CurrentHandle(b)->GetIrValue())},
-      std::move(attrs))));
+  Value product(
+      ValueOrThrow(MakeNode(OpKind::kDotGeneral,
+                            {ValueOrThrow(CurrentHandle(a)->GetIrValue()),
+                             ValueOrThrow(CurrentHandle(b)->GetIrValue())},
+                            std::move(attrs))));
   return WrapTensor(XlaTensor::FromIr(Convert(std::move(product), dtype),
                                       a.handle->device()));
 }
@@ -506,7 +508,6 @@ py::object ArithmeticInPlace(PyObject* const* args, Py_ssize_t nargs) {
   return py::reinterpret_borrow<py::object>(args[0]);
 }
 
-
 py::object WrapValue(Value value, const TorchTensor& like) {
   return WrapTensor(XlaTensor::FromIr(std::move(value), like.handle->device()));
 }
@@ -522,12 +523,7 @@ py::object Clone(PyObject* const* args, Py_ssize_t nargs, PyObject* kwargs) {
       !ReadTorchTensor(args[0], &x)) {
     return {};
   }
-  const XlaTensorPtr& current = CurrentHandle(x);
-  if (current->state() == TensorState::kIrValue) {
-    return WrapTensor(XlaTensor::FromIr(current->ir_value(), current->device()));
-  }
-  ThrowIfError(current->GetIrValue().status());  // deleted: an error
-  return WrapTensor(XlaTensor::FromData(current->data(), current->device()));
+  return WrapTensor(CloneTensor(CurrentHandle(x)));
 }
 
 // Floating-point math functions (integer inputs go to the Python rule).
@@ -548,8 +544,9 @@ py::object Square(PyObject* const* args, Py_ssize_t nargs) {
       !IsFloat(x.handle->shape().dtype)) {
     return {};
   }
-  const bool two = (PyLong_CheckExact(args[1]) && PyLong_AsLong(args[1]) == 2) ||
-                   (PyFloat_CheckExact(args[1]) && PyFloat_AS_DOUBLE(args[1]) == 2.0);
+  const bool two =
+      (PyLong_CheckExact(args[1]) && PyLong_AsLong(args[1]) == 2) ||
+      (PyFloat_CheckExact(args[1]) && PyFloat_AS_DOUBLE(args[1]) == 2.0);
   if (!two) return {};
   Value v = CurrentValue(x);
   return WrapValue(Binary(OpKind::kMultiply, v, v), x);
@@ -658,8 +655,8 @@ py::object Softmax(PyObject* const* args, Py_ssize_t nargs) {
   const std::vector<int64_t> shape = v.shape().dims;
   // max keeping NaN: XLA's max drops it, so a NaN test picks it back.
   Value max = Reduce(v, dims, "max", true);
-  Value has_nan = Reduce(Value(ValueOrThrow(MakeCompare(v, v, "NE"))), dims,
-                         "or", true);
+  Value has_nan =
+      Reduce(Value(ValueOrThrow(MakeCompare(v, v, "NE"))), dims, "or", true);
   std::vector<int64_t> max_dims = max.shape().dims;
   max = Value(ValueOrThrow(MakeNode(
       OpKind::kSelect,
@@ -770,17 +767,26 @@ const std::unordered_map<std::string, FastRule>& RulesByName() {
       {"aten::bmm", Positional<Bmm>},
       {"aten::add.Tensor", Positional<Arithmetic<OpKind::kAdd, true, false>>},
       {"aten::add.Scalar", Positional<Arithmetic<OpKind::kAdd, true, false>>},
-      {"aten::sub.Tensor", Positional<Arithmetic<OpKind::kSubtract, true, false>>},
-      {"aten::sub.Scalar", Positional<Arithmetic<OpKind::kSubtract, true, false>>},
-      {"aten::mul.Tensor", Positional<Arithmetic<OpKind::kMultiply, false, false>>},
-      {"aten::mul.Scalar", Positional<Arithmetic<OpKind::kMultiply, false, false>>},
-      {"aten::div.Tensor", Positional<Arithmetic<OpKind::kDivide, false, true>>},
-      {"aten::div.Scalar", Positional<Arithmetic<OpKind::kDivide, false, true>>},
+      {"aten::sub.Tensor",
+       Positional<Arithmetic<OpKind::kSubtract, true, false>>},
+      {"aten::sub.Scalar",
+       Positional<Arithmetic<OpKind::kSubtract, true, false>>},
+      {"aten::mul.Tensor",
+       Positional<Arithmetic<OpKind::kMultiply, false, false>>},
+      {"aten::mul.Scalar",
+       Positional<Arithmetic<OpKind::kMultiply, false, false>>},
+      {"aten::div.Tensor",
+       Positional<Arithmetic<OpKind::kDivide, false, true>>},
+      {"aten::div.Scalar",
+       Positional<Arithmetic<OpKind::kDivide, false, true>>},
       {"aten::add_.Tensor", Positional<ArithmeticInPlace<OpKind::kAdd, true>>},
       {"aten::add_.Scalar", Positional<ArithmeticInPlace<OpKind::kAdd, true>>},
-      {"aten::sub_.Tensor", Positional<ArithmeticInPlace<OpKind::kSubtract, true>>},
-      {"aten::mul_.Tensor", Positional<ArithmeticInPlace<OpKind::kMultiply, false>>},
-      {"aten::mul_.Scalar", Positional<ArithmeticInPlace<OpKind::kMultiply, false>>},
+      {"aten::sub_.Tensor",
+       Positional<ArithmeticInPlace<OpKind::kSubtract, true>>},
+      {"aten::mul_.Tensor",
+       Positional<ArithmeticInPlace<OpKind::kMultiply, false>>},
+      {"aten::mul_.Scalar",
+       Positional<ArithmeticInPlace<OpKind::kMultiply, false>>},
       {"aten::clone", Clone},
       {"aten::exp", Positional<FloatUnary<OpKind::kExponential>>},
       {"aten::log", Positional<FloatUnary<OpKind::kLog>>},
@@ -826,7 +832,8 @@ void InitFastRuleBindings(py::module_& m) {
         for (auto [name, overload] : overloads) {
           auto it = RulesByName().find(py::cast<std::string>(name));
           if (it == RulesByName().end()) {
-            throw py::key_error("no fast rule for " + py::cast<std::string>(name));
+            throw py::key_error("no fast rule for " +
+                                py::cast<std::string>(name));
           }
           RulesByOverload()[overload.inc_ref().ptr()] = it->second;
         }
@@ -837,7 +844,8 @@ void InitFastRuleBindings(py::module_& m) {
             [](py::handle cls, py::handle func, py::handle types,
                py::handle args, py::handle kwargs) -> py::object {
               PyObject* keywords = nullptr;
-              if (PyDict_Check(kwargs.ptr()) && PyDict_GET_SIZE(kwargs.ptr()) > 0) {
+              if (PyDict_Check(kwargs.ptr()) &&
+                  PyDict_GET_SIZE(kwargs.ptr()) > 0) {
                 keywords = kwargs.ptr();
               }
               if ((keywords != nullptr || kwargs.is_none() ||

@@ -12,8 +12,8 @@ namespace torch_xla::python {
 
 Value Reshape(Value x, const std::vector<int64_t>& dims) {
   if (x.shape().dims == dims) return x;
-  return Value(ValueOrThrow(MakeNode(OpKind::kReshape, {std::move(x)},
-                                     Attrs().Set("dims", dims))));
+  return Value(ValueOrThrow(
+      MakeNode(OpKind::kReshape, {std::move(x)}, Attrs().Set("dims", dims))));
 }
 
 Value Transpose(Value x, const std::vector<int64_t>& permutation) {
@@ -44,7 +44,8 @@ Value BroadcastTo(Value x, const std::vector<int64_t>& dims) {
     }
   }
   // broadcast_in_dim maps dims one to one: drop the size-1 dims that grow.
-  if (kept_dims.size() != shape.dims.size()) x = Reshape(std::move(x), kept_dims);
+  if (kept_dims.size() != shape.dims.size())
+    x = Reshape(std::move(x), kept_dims);
   return Value(ValueOrThrow(
       MakeNode(OpKind::kBroadcastInDim, {std::move(x)},
                Attrs().Set("dims", dims).Set("broadcast_dims", mapping))));
@@ -78,8 +79,9 @@ Value Reduce(Value x, const std::vector<int64_t>& dims, const char* kind,
              bool keep_dims) {
   std::vector<int64_t> kept = x.shape().dims;
   for (int64_t d : dims) kept[d] = 1;
-  Value out(ValueOrThrow(MakeNode(OpKind::kReduce, {std::move(x)},
-                                  Attrs().Set("dims", dims).Set("kind", kind))));
+  Value out(
+      ValueOrThrow(MakeNode(OpKind::kReduce, {std::move(x)},
+                            Attrs().Set("dims", dims).Set("kind", kind))));
   return keep_dims ? Reshape(std::move(out), kept) : out;
 }
 

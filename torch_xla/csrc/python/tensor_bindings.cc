@@ -14,6 +14,7 @@
 #include "torch_xla/csrc/placeholder/placeholder.h"
 #include "torch_xla/csrc/python/bindings.h"
 #include "torch_xla/csrc/python/status_conversion.h"
+#include "torch_xla/csrc/python/view_info.h"
 #include "torch_xla/csrc/runtime/client.h"
 #include "torch_xla/csrc/tensor/device_data.h"
 #include "torch_xla/csrc/tensor/graph_executor.h"
@@ -95,9 +96,9 @@ NodePtr BuildNode(OpKind kind, const py::list& operands,
   for (py::handle operand : operands) {
     values.push_back(ValueOrThrow(ToXlaTensor(operand)->GetIrValue()));
   }
-  return ValueOrThrow(MakeNode(
-      kind, std::move(values),
-      attrs.is_none() ? Attrs() : ToAttrs(py::cast<py::dict>(attrs))));
+  return ValueOrThrow(
+      MakeNode(kind, std::move(values),
+               attrs.is_none() ? Attrs() : ToAttrs(py::cast<py::dict>(attrs))));
 }
 
 int DeviceOf(const py::list& operands, int device) {
@@ -120,17 +121,20 @@ void InitTensorBindings(py::module_& m) {
       .def_property_readonly("dims",
                              [](const XlaTensor& t) { return t.shape().dims; })
       .def_property_readonly(
-          "dtype", [](const XlaTensor& t) { return static_cast<int>(t.shape().dtype); })
-      .def_property_readonly("shape",
-                             [](const XlaTensor& t) { return t.shape().ToString(); })
+          "dtype",
+          [](const XlaTensor& t) { return static_cast<int>(t.shape().dtype); })
+      .def_property_readonly(
+          "shape", [](const XlaTensor& t) { return t.shape().ToString(); })
       .def_property_readonly("device", &XlaTensor::device)
       .def_property_readonly("version", &XlaTensor::version)
-      .def_property_readonly("state", [](const XlaTensor& t) {
-        return std::string(TensorStateName(t.state()));
-      })
-      .def_property_readonly("data_id", [](const XlaTensor& t) -> int64_t {
-        return t.data() == nullptr ? -1 : t.data()->id();
-      })
+      .def_property_readonly("state",
+                             [](const XlaTensor& t) {
+                               return std::string(TensorStateName(t.state()));
+                             })
+      .def_property_readonly("data_id",
+                             [](const XlaTensor& t) -> int64_t {
+                               return t.data() == nullptr ? -1 : t.data()->id();
+                             })
       .def("__repr__", &XlaTensor::DebugString);
 
   m.def("_op_kind", [](const std::string& name) {
@@ -154,7 +158,8 @@ void InitTensorBindings(py::module_& m) {
         int target = DeviceOf(operands, device);
         std::vector<XlaTensorPtr> out;
         for (size_t i = 0; i < node->num_outputs(); ++i) {
-          out.push_back(XlaTensor::FromIr(Value(node, static_cast<int>(i)), target));
+          out.push_back(
+              XlaTensor::FromIr(Value(node, static_cast<int>(i)), target));
         }
         return out;
       },
@@ -226,20 +231,8 @@ void InitTensorBindings(py::module_& m) {
   m.def(
       "_set_ir_value",
       [](py::handle destination, py::handle source, bool bump_version) {
-        XlaTensorPtr dst = ToXlaTensor(destination);
-        XlaTensorPtr src = ToXlaTensor(source);
-        if (src->state() == TensorState::kIrValue) {
-          ThrowIfError(dst->SetIrValue(src->ir_value()));
-        } else {
-          // Placeholders pass through (tracing on them is the point).
-          ThrowIfError(src->GetIrValue().status());
-          ThrowIfError(dst->SetData(src->data()));
-          // The destination now owns the data for donation (the source is
-          // usually a temporary; if it lives on, the sync's holder check
-          // keeps the shared buffer safe).
-          src->data()->set_owner_alias_id(dst->alias_id());
-        }
-        if (bump_version) dst->BumpVersion();
+        AssignValue(ToXlaTensor(destination), ToXlaTensor(source),
+                    bump_version);
       },
       py::arg("destination"), py::arg("source"), py::arg("bump_version") = true,
       "In-place update: `destination` takes `source`'s value and keeps its "
@@ -247,14 +240,7 @@ void InitTensorBindings(py::module_& m) {
       "(views of the tensor re-derive when it changes).");
   m.def(
       "_clone",
-      [](py::handle source) {
-        XlaTensorPtr src = ToXlaTensor(source);
-        if (src->state() == TensorState::kIrValue) {
-          return XlaTensor::FromIr(src->ir_value(), src->device());
-        }
-        ThrowIfError(src->GetIrValue().status());  // deleted: an error
-        return XlaTensor::FromData(src->data(), src->device());
-      },
+      [](py::handle source) { return CloneTensor(ToXlaTensor(source)); },
       "A new tensor (new tensor ID and alias ID) with the same value.");
   m.def("_xla_sync_multi", [](const py::iterable& tensors) {
     std::vector<XlaTensorPtr> list = ToXlaTensors(tensors);

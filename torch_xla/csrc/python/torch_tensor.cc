@@ -23,15 +23,16 @@ struct WrapperApi {
     static const WrapperApi* api = [] {
       auto* api = new WrapperApi();
       py::module_ tensor = py::module_::import("torch_xla._tensor");
-      api->make_wrapper =
-          py::module_::import("torch").attr("Tensor").attr("_make_wrapper_subclass");
+      api->make_wrapper = py::module_::import("torch").attr("Tensor").attr(
+          "_make_wrapper_subclass");
       api->cls = tensor.attr("XlaTensor");
       api->dtypes = tensor.attr("_from_code");
       api->devices = tensor.attr("_DEVICES");
       api->plain_names = py::make_tuple("dtype", "device");
       api->strided_names =
           py::make_tuple("strides", "storage_offset", "dtype", "device");
-      api->xt_key = py::reinterpret_steal<py::str>(PyUnicode_InternFromString("_xt"));
+      api->xt_key =
+          py::reinterpret_steal<py::str>(PyUnicode_InternFromString("_xt"));
       api->view_key =
           py::reinterpret_steal<py::str>(PyUnicode_InternFromString("_view"));
       return api;
@@ -92,17 +93,19 @@ bool ReadDType(PyObject* object, DType* dtype) {
 py::object WrapTensor(XlaTensorPtr handle, ViewInfoPtr view) {
   const WrapperApi& api = WrapperApi::Get();
   const Shape& shape = handle->shape();
-  bool strided = view != nullptr && (view->storage_offset != 0 ||
-                                     view->strides != ContiguousStrides(shape.dims));
+  bool strided =
+      view != nullptr && (view->storage_offset != 0 ||
+                          view->strides != ContiguousStrides(shape.dims));
   py::list dims = IntList(shape.dims);
-  PyObject* dtype = PyTuple_GET_ITEM(api.dtypes.ptr(), static_cast<int>(shape.dtype));
+  PyObject* dtype =
+      PyTuple_GET_ITEM(api.dtypes.ptr(), static_cast<int>(shape.dtype));
   PyObject* device = PyList_GET_ITEM(api.devices.ptr(), handle->device());
   py::object result;
   if (strided) {
     py::list strides = IntList(view->strides);
     py::int_ offset(view->storage_offset);
-    PyObject* argv[] = {api.cls.ptr(), dims.ptr(), strides.ptr(), offset.ptr(),
-                        dtype, device};
+    PyObject* argv[] = {api.cls.ptr(), dims.ptr(), strides.ptr(),
+                        offset.ptr(),  dtype,      device};
     result = py::reinterpret_steal<py::object>(PyObject_Vectorcall(
         api.make_wrapper.ptr(), argv, 2, api.strided_names.ptr()));
   } else {

@@ -53,8 +53,8 @@ class PermuteView final : public ViewStep {
     }
   }
   XlaTensorPtr Forward(const XlaTensorPtr& base) const override {
-    return Apply(base,
-                 [&](Value v) { return Transpose(std::move(v), permutation_); });
+    return Apply(
+        base, [&](Value v) { return Transpose(std::move(v), permutation_); });
   }
   XlaTensorPtr Inverse(const XlaTensorPtr& base,
                        const XlaTensorPtr& view) const override {
@@ -90,12 +90,13 @@ class SliceView final : public ViewStep {
 class ExpandView final : public ViewStep {
  public:
   ExpandView(std::vector<int64_t> dims, std::vector<int64_t> base_dims,
-         bool writable)
+             bool writable)
       : dims_(std::move(dims)),
         base_dims_(std::move(base_dims)),
         writable_(writable) {}
   XlaTensorPtr Forward(const XlaTensorPtr& base) const override {
-    return Apply(base, [&](Value v) { return BroadcastTo(std::move(v), dims_); });
+    return Apply(base,
+                 [&](Value v) { return BroadcastTo(std::move(v), dims_); });
   }
   XlaTensorPtr Inverse(const XlaTensorPtr& base,
                        const XlaTensorPtr& view) const override {
@@ -151,7 +152,7 @@ ViewStepPtr SliceStep(int64_t dim, int64_t start, int64_t end) {
 ViewStepPtr ExpandStep(std::vector<int64_t> dims,
                        std::vector<int64_t> base_dims, bool writable) {
   return std::make_shared<ExpandView>(std::move(dims), std::move(base_dims),
-                                  writable);
+                                      writable);
 }
 
 ViewInfoPtr ExtendView(const XlaTensorPtr& base_handle,
@@ -186,6 +187,14 @@ void AssignValue(const XlaTensorPtr& destination, const XlaTensorPtr& source,
     source->data()->set_owner_alias_id(destination->alias_id());
   }
   if (bump_version) destination->BumpVersion();
+}
+
+XlaTensorPtr CloneTensor(const XlaTensorPtr& source) {
+  if (source->state() == TensorState::kIrValue) {
+    return XlaTensor::FromIr(source->ir_value(), source->device());
+  }
+  ThrowIfError(source->GetIrValue().status());  // deleted: an error
+  return XlaTensor::FromData(source->data(), source->device());
 }
 
 void RefreshView(const XlaTensorPtr& handle, ViewInfo& view) {
@@ -234,12 +243,12 @@ void InitViewBindings(py::module_& m) {
   m.def(
       "_view_info",
       [](const XlaTensorPtr& base, const ViewInfoPtr& base_view,
-         py::object forward, py::object inverse,
-         std::vector<int64_t> strides, int64_t storage_offset) {
-        return ExtendView(
-            base, base_view,
-            std::make_shared<PythonStep>(std::move(forward), std::move(inverse)),
-            std::move(strides), storage_offset);
+         py::object forward, py::object inverse, std::vector<int64_t> strides,
+         int64_t storage_offset) {
+        return ExtendView(base, base_view,
+                          std::make_shared<PythonStep>(std::move(forward),
+                                                       std::move(inverse)),
+                          std::move(strides), storage_offset);
       },
       py::arg("base"), py::arg("base_view").none(true), py::arg("forward"),
       py::arg("inverse"), py::arg("strides"), py::arg("storage_offset"),
@@ -255,9 +264,8 @@ void InitViewBindings(py::module_& m) {
       "The view's handle, re-derived first if its root changed.");
   m.def(
       "_view_commit",
-      [](const XlaTensorPtr& handle, ViewInfo& view, const XlaTensorPtr& value) {
-        CommitView(handle, view, value);
-      },
+      [](const XlaTensorPtr& handle, ViewInfo& view,
+         const XlaTensorPtr& value) { CommitView(handle, view, value); },
       "In-place update of a view: written back into its root.");
 }
 

@@ -63,6 +63,10 @@ void CommitView(const XlaTensorPtr& handle, ViewInfo& view,
 void AssignValue(const XlaTensorPtr& destination, const XlaTensorPtr& source,
                  bool bump_version);
 
+// A new tensor (new IDs) with `source`'s value: the same pending IR or the
+// same data. Fails for a deleted tensor.
+XlaTensorPtr CloneTensor(const XlaTensorPtr& source);
+
 std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& dims);
 
 void InitViewBindings(pybind11::module_& m);
