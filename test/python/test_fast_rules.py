@@ -224,6 +224,7 @@ def test_decoder_layer_step_needs_no_python_rule_for_hot_ops():
     layer(*inputs).sum().backward()
   finally:
     _tensor._RULES = original
-  # About 235 ops reach dispatch; the Python rules see a small minority.
-  assert len(calls) < 40, calls
+  # About 235 ops reach dispatch; 21 reach a Python rule today (cat,
+  # detach, silu, fills, pow with exponent -0.5 ...).
+  assert len(calls) <= 25, calls
   torch_xla.sync()
