@@ -1,5 +1,5 @@
 """Random numbers generated on the device: uniform_, normal_, bernoulli,
-random_, exponential_, dropout, randperm.
+random_, exponential_, log_normal_, cauchy_, geometric_, dropout, randperm.
 
 High level design
 -----------------
@@ -18,12 +18,15 @@ the same algorithm on every backend), whose bits are mapped to values:
                   the value is exact in bf16/f16 too (computed in f32).
   normal          Box-Muller on pairs of uniforms (both the cos and the sin
                   branch are used).
+  others          transforms of those: exp(normal) (log-normal), the
+                  inverse CDF of the uniform (exponential, Cauchy,
+                  geometric).
   integers        64 random bits modulo the range (bias <= range / 2^64).
   permutations    random 32-bit keys packed over the index into u64 and
                   sorted with a bitonic network (min/max over reshapes).
 
-User values (bounds, p, mean, std, lambda) are scalar parameters too, so
-changing them does not recompile.
+User values (bounds, p, mean, std, lambda, median, sigma) are scalar
+parameters too, so changing them does not recompile.
 """
 
 import math
@@ -57,6 +60,15 @@ _TYPE_NAMES = {
     _ir.F32: "float", _ir.F64: "double", _ir.BF16: "c10::BFloat16",
     _ir.F16: "c10::Half"
 }
+# The C++ type names eager's cauchy_ message prints for non-float dtypes.
+_CXX_TYPE_NAMES = {
+    _ir.S64: "long int", _ir.S32: "int", _ir.S16: "short int",
+    _ir.S8: "signed char", _ir.U8: "unsigned char", _ir.PRED: "bool",
+    _ir.U32: "unsigned int", _ir.U64: "long unsigned int"
+}
+# Dtypes eager's geometric_ accepts (no bool, no wide unsigned ints).
+_GEOMETRIC_CODES = _ir.FLOAT_CODES | {_ir.S64, _ir.S32, _ir.S16, _ir.S8,
+                                      _ir.U8}
 
 _seed_buffer = torch.empty((), dtype=torch.int64)
 
@@ -143,10 +155,9 @@ def _normal01(shape, target, device, generator=None):
 
 
 def _fmt(value):
-  """A number as eager's C++ messages print it (2.0 -> 2)."""
-  if isinstance(value, float) and value.is_integer():
-    return str(int(value))
-  return str(value)
+  """A number as eager's C++ messages print it: a double through an
+  ostream, 6 significant digits (2.0 -> 2, -1234567.5 -> -1.23457e+06)."""
+  return "%g" % value
 
 
 def _float_code(name, x):
@@ -159,7 +170,8 @@ def _float_code(name, x):
 
 def _dtype_name(dtype):
   return {torch.int64: "Long", torch.int32: "Int", torch.int16: "Short",
-          torch.int8: "Char", torch.uint8: "Byte", torch.bool: "Bool"}.get(
+          torch.int8: "Char", torch.uint8: "Byte", torch.bool: "Bool",
+          torch.uint32: "UInt32", torch.uint64: "UInt64"}.get(
               dtype, str(dtype))
 
 
@@ -223,6 +235,93 @@ def exponential_(x, lambd=1.0, generator=None):
   value = _ir.unary("negate", _ir.unary("log_plus_one", _ir.unary("negate",
                                                                   u)))
   value = _ir.binary("divide", value, _param(lambd, cc, shape, device))
+  return commit(x, _ir.convert(value, code))
+
+
+@op(aten.log_normal_.default)
+def log_normal_(x, mean=1.0, std=2.0, generator=None):
+  """exp(mean + std * z) with z standard normal."""
+  # Eager checks std first, and skips the dtype check for empty tensors.
+  if not std > 0:
+    raise RuntimeError(
+        f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
+  if _empty_result(x):
+    return x
+  code = _float_code("log_normal_cpu", x)
+  shape, device = list(x.shape), x.device.index
+  z = _normal01(shape, code, device, generator)
+  cc = z.dtype
+  # Always parameters (even for 0 and 1): new values reuse the graph.
+  z = _ir.binary("add",
+                 _ir.binary("multiply", z, _param(float(std), cc, shape,
+                                                  device)),
+                 _param(float(mean), cc, shape, device))
+  return commit(x, _ir.convert(_ir.unary("exponential", z), code))
+
+
+def _open_uniform(shape, code, device, generator):
+  """Uniform values in (0, 1) at the full resolution of `code`: u + half
+  a step, so they are symmetric about 0.5 and never 0."""
+  u = uniform01(shape, code, device, generator)
+  half_step = 2.0**-(_MANTISSA_BITS[code] + 1)
+  return _ir.binary("add", u, literal(half_step, code, shape, device))
+
+
+@op(aten.cauchy_.default)
+def cauchy_(x, median=0.0, sigma=1.0, generator=None):
+  """median + sigma * tan(pi * (u - 1/2)) with u uniform in (0, 1)."""
+  if not sigma > 0:
+    raise RuntimeError(
+        f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
+  code = code_of(x.dtype)
+  if code not in _ir.FLOAT_CODES:
+    raise RuntimeError(
+        f"Cauchy distribution is a continuous probability distribution. "
+        f"dtype must be a floating point but you specified "
+        f"{_CXX_TYPE_NAMES.get(code, str(x.dtype))}")
+  if _empty_result(x):
+    return x
+  shape, device = list(x.shape), x.device.index
+  cc = _compute_code(code)
+  # u in (0, 1) keeps the angle inside (-pi/2, pi/2): no pole, no sign flip
+  # from rounding pi/2 up.
+  u = _open_uniform(shape, cc, device, generator)
+  angle = _ir.binary(
+      "multiply", _ir.binary("subtract", u, literal(0.5, cc, shape, device)),
+      literal(math.pi, cc, shape, device))
+  value = _ir.binary("multiply", _ir.unary("tan", angle),
+                     _param(float(sigma), cc, shape, device))
+  value = _ir.binary("add", value, _param(float(median), cc, shape, device))
+  return commit(x, _ir.convert(value, code))
+
+
+@op(aten.geometric_.default)
+def geometric_(x, p, generator=None):
+  """Trials up to the first success: floor(log(1 - u) / log(1 - p)) + 1
+  with u uniform in [0, 1), in {1, 2, ...}; any numeric dtype but bool."""
+  if not 0 < p < 1:
+    raise RuntimeError(
+        f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
+  if _empty_result(x):
+    return x
+  code = code_of(x.dtype)
+  if code not in _GEOMETRIC_CODES:
+    raise NotImplementedError(
+        f"\"geometric_cpu\" not implemented for '{_dtype_name(x.dtype)}'")
+  shape, device = list(x.shape), x.device.index
+  cc = _compute_code(code)
+  u = uniform01(shape, cc, device, generator)
+  # log(1 - u) is finite (1 - u is in (0, 1]) and above -64, so a
+  # denominator of at least 64 times the smallest normal in magnitude
+  # keeps the quotient finite for tiny p (log1p(-p) would round to 0).
+  tiny = 2.0**-1016 if cc == _ir.F64 else 2.0**-120
+  log_q = min(math.log1p(-float(p)), -tiny)
+  ratio = _ir.binary("divide",
+                     _ir.unary("log_plus_one", _ir.unary("negate", u)),
+                     _param(log_q, cc, shape, device))
+  # u = 0 gives a ratio of 0: the smallest value is 1.
+  value = _ir.binary("add", _ir.unary("floor", ratio),
+                     literal(1, cc, shape, device))
   return commit(x, _ir.convert(value, code))
 
 

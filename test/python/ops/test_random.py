@@ -89,6 +89,72 @@ def test_exponential(dtype):
   assert abs(x.std() - 0.5) < 0.015
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("mean,std", [(1.0, 2.0), (0.5, 0.25)])
+def test_log_normal(dtype, mean, std):
+  x = torch.empty(N, dtype=dtype, device=XLA).log_normal_(mean, std)
+  assert x.dtype == dtype
+  x = _host(x)
+  assert x.min() > 0
+  # log(x) is normal(mean, std); bf16/f16 rounding moves it by < 0.002.
+  logs = x.log()
+  assert abs(logs.mean() - mean) < 0.02 * std
+  assert abs(logs.std() - std) < 0.02 * std
+  assert abs(x.median().log() - mean) < 0.02 * std
+
+
+def test_log_normal_default_arguments():
+  x = _host(torch.empty(N, device=XLA).log_normal_()).log()
+  assert abs(x.mean() - 1) < 0.04 and abs(x.std() - 2) < 0.04
+
+
+def _quantile(x, q):
+  return x.sort().values[int(q * (x.numel() - 1))].item()
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("median,sigma", [(0.0, 1.0), (1.0, 2.0)])
+def test_cauchy(dtype, median, sigma):
+  x = torch.empty(N, dtype=dtype, device=XLA).cauchy_(median, sigma)
+  assert x.dtype == dtype
+  x = _host(x)
+  if dtype != torch.float16:  # f16 overflows beyond 65504, as in eager
+    assert torch.isfinite(x).all()
+  # No mean: check the median and the quartiles (median -+ sigma).
+  assert abs(_quantile(x, 0.5) - median) < 0.04 * sigma
+  assert abs(_quantile(x, 0.25) - (median - sigma)) < 0.06 * sigma
+  assert abs(_quantile(x, 0.75) - (median + sigma)) < 0.06 * sigma
+  # Heavy tails: P(|x - median| > 10 sigma) = 2 atan(1 / 10) / pi.
+  tail = ((x - median).abs() > 10 * sigma).double().mean()
+  assert abs(tail - 2 * math.atan(0.1) / math.pi) < 0.005
+
+
+GEOMETRIC_DTYPES = FLOATS + [torch.int64, torch.int32, torch.int16,
+                             torch.int8, torch.uint8]
+
+
+@pytest.mark.parametrize("dtype", GEOMETRIC_DTYPES)
+@pytest.mark.parametrize("p", [0.2, 0.7])
+def test_geometric(dtype, p):
+  x = torch.empty(N, dtype=dtype, device=XLA).geometric_(p)
+  assert x.dtype == dtype
+  x = _host(x)
+  assert x.min() >= 1 and (x == x.round()).all()
+  assert abs(x.mean() - 1 / p) < 0.02 / p
+  # P(k) = (1 - p)^(k - 1) p for the first few k.
+  for k in (1, 2, 3):
+    expected = (1 - p)**(k - 1) * p
+    assert abs((x == k).double().mean() - expected) < 0.01
+
+
+@pytest.mark.parametrize("dtype,p", [(torch.float32, 1e-300),
+                                     (torch.float32, 1e-40),
+                                     (torch.float64, 5e-324)])
+def test_geometric_tiny_p_stays_finite(dtype, p):
+  x = _host(torch.empty(1000, dtype=dtype, device=XLA).geometric_(p))
+  assert torch.isfinite(x).all() and x.min() >= 1
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int64,
                                    torch.bool])
 @pytest.mark.parametrize("p", [0.0, 0.3, 1.0])
@@ -173,8 +239,11 @@ def test_randperm_is_uniform_and_seeded():
     lambda: torch.empty(1000, device=XLA).bernoulli_(0.5),
     lambda: F.dropout(torch.ones(1000, device=XLA), 0.5),
     lambda: torch.randperm(1000, device=XLA),
+    lambda: torch.empty(1000, device=XLA).log_normal_(),
+    lambda: torch.empty(1000, device=XLA).cauchy_(),
+    lambda: torch.empty(1000, dtype=torch.int64, device=XLA).geometric_(0.5),
 ], ids=["rand", "randn", "randint", "exponential", "bernoulli", "dropout",
-        "randperm"])
+        "randperm", "log_normal", "cauchy", "geometric"])
 def test_reproducible_under_manual_seed(make):
   torch.manual_seed(1234)
   a, b = make().cpu(), make().cpu()
@@ -192,6 +261,19 @@ def test_generator_argument():
   a = torch.rand(100, device=XLA, generator=g).cpu()
   g.manual_seed(7)
   b = torch.empty(100, device=XLA).uniform_(generator=g).cpu()
+  assert torch.equal(a, b)
+
+
+@pytest.mark.parametrize("fill", [
+    lambda x, g: x.log_normal_(generator=g),
+    lambda x, g: x.cauchy_(generator=g),
+    lambda x, g: x.geometric_(0.3, generator=g),
+], ids=["log_normal", "cauchy", "geometric"])
+def test_generator_argument_of_distributions(fill):
+  g = torch.Generator().manual_seed(7)
+  a = fill(torch.empty(100, device=XLA), g).cpu()
+  g.manual_seed(7)
+  b = fill(torch.empty(100, device=XLA), g).cpu()
   assert torch.equal(a, b)
 
 
@@ -284,6 +366,59 @@ def test_new_bounds_do_not_recompile():
   assert compiles[1:] == [0, 0], compiles
 
 
+def test_new_distribution_parameters_do_not_recompile():
+  # Values differ within a step: equal numbers share one parameter (the
+  # scalar cache), which would change the graph.
+  compiles = []
+  for mean, std, median, sigma, p in [(1.0, 2.0, 0.0, 3.0, 0.5),
+                                      (-0.5, 0.3, 4.0, 0.1, 0.05),
+                                      (0.25, 1.5, -2.0, 7.0, 0.9)]:
+    before = met.counter_value("UncachedCompile") or 0
+    a = torch.empty(10, device=XLA).log_normal_(mean, std)
+    b = torch.empty(10, device=XLA).cauchy_(median, sigma)
+    c = torch.empty(10, device=XLA).geometric_(p)
+    d = torch.empty(10, dtype=torch.int32, device=XLA).geometric_(p)
+    torch_xla.sync()
+    compiles.append((met.counter_value("UncachedCompile") or 0) - before)
+    assert a.cpu().min() > 0 and torch.isfinite(b.cpu()).all()
+    assert c.cpu().min() >= 1 and d.cpu().min() >= 1
+  assert compiles[1:] == [0, 0], compiles
+
+
+@pytest.mark.parametrize("fill,user_values", [
+    (lambda x: x.log_normal_(0.5, 3.0), 2),
+    (lambda x: x.cauchy_(0.5, 3.0), 2),
+    (lambda x: x.geometric_(0.25), 1),
+    (lambda x: x.to(torch.int8).geometric_(0.25), 1),
+], ids=["log_normal", "cauchy", "geometric", "geometric_int8"])
+def test_distribution_values_are_parameters(fill, user_values):
+  y = fill(torch.empty(8, device=XLA))
+  hlo = _XLAC._get_xla_tensors_hlo([y._xt])
+  assert "stablehlo.rng_bit_generator" in hlo
+  # The seed, then the user values as f32 scalars (not baked constants).
+  params = ", ".join(f"%arg{i + 1}: tensor<f32>"
+                     for i in range(user_values))
+  assert re.search(
+      r"func.func public @main\(%arg0: tensor<ui64>, " + re.escape(params) +
+      r"\)", hlo), hlo
+
+
+@pytest.mark.parametrize("fill", [
+    lambda x: x.log_normal_(),
+    lambda x: x.cauchy_(),
+    lambda x: x.geometric_(0.5),
+    lambda x: x.long().log_normal_(),  # eager skips the dtype check here
+    lambda x: x.bool().geometric_(0.5),
+], ids=["log_normal", "cauchy", "geometric", "log_normal_long",
+        "geometric_bool"])
+def test_distributions_on_empty_tensors(fill):
+  for shape in [(0,), (3, 0)]:
+    expected = fill(torch.empty(shape))
+    y = fill(torch.empty(shape, device=XLA))
+    assert y.shape == expected.shape and y.dtype == expected.dtype
+    assert y.cpu().numel() == 0
+
+
 @pytest.mark.parametrize("fn,error,message", [
     (lambda x: x.uniform_(2, 1), RuntimeError,
      "uniform_ expects to return a [from, to) range, but found from=2 > to=1"),
@@ -299,6 +434,37 @@ def test_new_bounds_do_not_recompile():
      "\"check_uniform_bounds\" not implemented for 'Long'"),
     (lambda x: x.to(torch.int8).random_(0, 1000), RuntimeError,
      "to - 1 is out of bounds for signed char"),
+    (lambda x: x.log_normal_(std=-1), RuntimeError,
+     "log_normal_ expects std > 0.0, but found std=-1"),
+    (lambda x: x.log_normal_(1.0, 0.0), RuntimeError,
+     "log_normal_ expects std > 0.0, but found std=0"),
+    (lambda x: x.log_normal_(0, -1234567.5), RuntimeError,
+     "log_normal_ expects std > 0.0, but found std=-1.23457e+06"),
+    (lambda x: x.long().log_normal_(), NotImplementedError,
+     "\"log_normal_cpu\" not implemented for 'Long'"),
+    (lambda x: x.long().log_normal_(std=-1), RuntimeError,
+     "log_normal_ expects std > 0.0, but found std=-1"),
+    (lambda x: x.cauchy_(sigma=0), RuntimeError,
+     "cauchy_ expects sigma > 0.0, but found sigma=0"),
+    (lambda x: x.cauchy_(1.0, -0.5), RuntimeError,
+     "cauchy_ expects sigma > 0.0, but found sigma=-0.5"),
+    (lambda x: x.long().cauchy_(), RuntimeError,
+     "Cauchy distribution is a continuous probability distribution. dtype "
+     "must be a floating point but you specified long int"),
+    (lambda x: x.to(torch.uint8)[:0].cauchy_(), RuntimeError,
+     "dtype must be a floating point but you specified unsigned char"),
+    (lambda x: x.geometric_(p=0), RuntimeError,
+     "geometric_ expects p to be in (0, 1), but got p=0"),
+    (lambda x: x.geometric_(1.5), RuntimeError,
+     "geometric_ expects p to be in (0, 1), but got p=1.5"),
+    (lambda x: x.geometric_(1), RuntimeError,
+     "geometric_ expects p to be in (0, 1), but got p=1"),
+    (lambda x: x.geometric_(float("nan")), RuntimeError,
+     "geometric_ expects p to be in (0, 1), but got p=nan"),
+    (lambda x: x.bool().geometric_(0.5), NotImplementedError,
+     "\"geometric_cpu\" not implemented for 'Bool'"),
+    (lambda x: x.to(torch.uint32).geometric_(0.5), NotImplementedError,
+     "\"geometric_cpu\" not implemented for 'UInt32'"),
 ])
 def test_errors_match_eager(fn, error, message):
   with pytest.raises(error, match=re.escape(message)):
