@@ -1,5 +1,6 @@
 """Random numbers generated on the device: uniform_, normal_, bernoulli,
-random_, exponential_, log_normal_, cauchy_, geometric_, dropout, randperm.
+random_, exponential_, log_normal_, cauchy_, geometric_, multinomial,
+dropout, randperm.
 
 High level design
 -----------------
@@ -323,6 +324,56 @@ def geometric_(x, p, generator=None):
   value = _ir.binary("add", _ir.unary("floor", ratio),
                      literal(1, cc, shape, device))
   return commit(x, _ir.convert(value, code))
+
+
+@op(aten.multinomial.default)
+def multinomial(probs, num_samples, replacement=False, generator=None):
+  """Category indices drawn with weights `probs` (rows of a 1-d or 2-d
+  tensor), int64 of shape [..., num_samples].
+
+  With replacement: each draw inverts the row's cumulative weights at a
+  uniform point. Without: the num_samples largest of log(p) + Gumbel noise
+  (the Gumbel top-k trick gives exactly sampling without replacement).
+  Value checks eager makes (negative or all-zero rows, too few nonzero
+  weights) need the values, which tracing does not have.
+  """
+  if probs.dim() not in (1, 2):
+    raise RuntimeError("prob_dist must be 1 or 2 dim")
+  if not probs.dtype.is_floating_point:
+    raise RuntimeError(f"multinomial only supports floating-point dtypes "
+                       f"for input, got: {_dtype_name(probs.dtype)}")
+  n = probs.shape[-1]
+  if num_samples <= 0:
+    raise RuntimeError("cannot sample n_sample <= 0 samples")
+  if not replacement and num_samples > n:
+    raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples "
+                       "without replacement")
+  device = probs.device.index
+  cc = _compute_code(code_of(probs.dtype))
+  rows = probs.shape[0] if probs.dim() == 2 else 1
+  weights = _ir.reshape(_ir.convert(xt_of(probs), cc), [rows, n])
+  if replacement:
+    cdf = xt_of(torch.cumsum(wrap(weights), 1))  # [rows, n]
+    total = _ir.slice_(cdf, [0, n - 1], [rows, n])  # [rows, 1]
+    pair = [rows, num_samples, n]
+    point = _ir.binary(
+        "multiply", uniform01([rows, num_samples], cc, device, generator),
+        _ir.broadcast_to(total, [rows, num_samples]))
+    below = _ir.compare(
+        _ir.broadcast_in_dim(cdf, pair, [0, 2]),
+        _ir.broadcast_in_dim(point, pair, [0, 1]), "LE")
+    index = _ir.reduce(_ir.convert(below, _ir.S64), [2], "sum")
+    # Rounding can put the point at the total: stay on the last category.
+    index = _ir.binary("minimum", index,
+                       literal(n - 1, _ir.S64, [rows, num_samples], device))
+  else:
+    u = _open_uniform([rows, n], cc, device, generator)
+    gumbel = _ir.unary("negate", _ir.unary("log", _ir.unary(
+        "negate", _ir.unary("log", u))))
+    keys = _ir.binary("add", _ir.unary("log", weights), gumbel)
+    index = xt_of(torch.topk(wrap(keys), num_samples)[1])
+  out_shape = list(probs.shape[:-1]) + [num_samples]
+  return wrap(_ir.reshape(index, out_shape))
 
 
 def _bernoulli_value(x, p, generator, name):

@@ -155,6 +155,49 @@ def test_geometric_tiny_p_stays_finite(dtype, p):
   assert torch.isfinite(x).all() and x.min() >= 1
 
 
+WEIGHTS = torch.tensor([[0.1, 0.0, 0.6, 0.3], [2.0, 1.0, 1.0, 0.0]])
+
+
+def _frequencies(samples, n):
+  return torch.stack([(samples == i).double().mean(-1) for i in range(n)], -1)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_multinomial_with_replacement(dtype):
+  samples = torch.multinomial(WEIGHTS.to(dtype).to(XLA), N, True)
+  assert samples.dtype == torch.int64 and samples.shape == (2, N)
+  expected = WEIGHTS / WEIGHTS.sum(1, keepdim=True)
+  freq = _frequencies(samples.cpu(), 4)
+  torch.testing.assert_close(freq, expected.double(), atol=0.01, rtol=0)
+  assert (freq[expected == 0] == 0).all()  # zero weight: never drawn
+
+
+def test_multinomial_without_replacement():
+  rows = WEIGHTS[:1].repeat(N, 1)
+  samples = torch.multinomial(rows.to(XLA), 3).cpu()
+  assert samples.shape == (N, 3)
+  for row in samples[:200]:
+    assert len(set(row.tolist())) == 3  # distinct categories
+  assert not (samples == 1).any()  # zero weight, enough others
+  # The first draw follows the weights; the second, the weights of the
+  # rest: P(second = 3) = sum over first != 3 of p(first) p3 / (1 - p1st).
+  p = WEIGHTS[0].double()
+  torch.testing.assert_close(_frequencies(samples[:, 0], 4), p, atol=0.01,
+                             rtol=0)
+  second_3 = sum(p[i] * p[3] / (1 - p[i]) for i in (0, 2))
+  assert abs((samples[:, 1] == 3).double().mean() - second_3) < 0.01
+
+
+def test_multinomial_of_a_vector_and_reproducibility():
+  probs = torch.rand(50).to(XLA)
+  torch.manual_seed(3)
+  a = torch.multinomial(probs, 10).cpu()
+  torch.manual_seed(3)
+  b = torch.multinomial(probs, 10).cpu()
+  assert a.shape == (10,) and torch.equal(a, b)
+  assert len(set(a.tolist())) == 10
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int64,
                                    torch.bool])
 @pytest.mark.parametrize("p", [0.0, 0.3, 1.0])
@@ -465,6 +508,15 @@ def test_distributions_on_empty_tensors(fill):
      "\"geometric_cpu\" not implemented for 'Bool'"),
     (lambda x: x.to(torch.uint32).geometric_(0.5), NotImplementedError,
      "\"geometric_cpu\" not implemented for 'UInt32'"),
+    (lambda x: torch.multinomial(x.abs(), 0), RuntimeError,
+     "cannot sample n_sample <= 0 samples"),
+    (lambda x: torch.multinomial(x.abs()[:3], 4), RuntimeError,
+     "cannot sample n_sample > prob_dist.size(-1) samples without "
+     "replacement"),
+    (lambda x: torch.multinomial(x.abs().expand(2, 2, 3), 1), RuntimeError,
+     "prob_dist must be 1 or 2 dim"),
+    (lambda x: torch.multinomial(x.long(), 1), RuntimeError,
+     "multinomial only supports floating-point dtypes for input, got: Long"),
 ])
 def test_errors_match_eager(fn, error, message):
   with pytest.raises(error, match=re.escape(message)):
