@@ -1,11 +1,15 @@
-"""Indexing: advanced indexing, index_put, index_select/copy/add/fill,
-gather/scatter, masked_fill and embedding, on the IR gather/scatter ops.
+"""Indexing: advanced indexing, index_put, index_select/copy/add/fill/
+reduce, gather/scatter, take/put, masked_fill/scatter and embedding, on the
+IR gather/scatter ops.
 
 Index values are data, so nothing here can check them without running the
 graph. Out-of-range integer indices therefore do not raise IndexError as in
 eager: XLA gather clamps a start index into range (reads the nearest valid
-row) and XLA scatter skips an out-of-range update. Negative indices of
-advanced indexing (x[idx], x[idx] = v) wrap like Python's, as in eager.
+row) and XLA scatter skips an out-of-range update (index_reduce ignores
+them the same way). Negative indices of advanced indexing (x[idx],
+x[idx] = v) and of take/put wrap like Python's, as in eager. For the same
+reason masked_scatter with fewer source elements than True mask values
+repeats the last one instead of raising.
 
 Boolean masks in advanced indexing give an output whose shape depends on
 the mask's values. `x[mask] = v` with a `v` that does not depend on the
@@ -14,6 +18,7 @@ the other mask cases fall back to CPU with a warning saying why (use
 torch.where or masked_fill to keep them on the device).
 """
 
+import math
 import warnings
 
 import torch
@@ -23,6 +28,7 @@ from torch_xla._ops import registry
 from torch_xla._ops._common import (broadcast_shapes, canonical_dim,
                                     check_same_device, code_of, literal,
                                     scalar)
+from torch_xla._ops.reductions import reduce_extreme, scan
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
 
@@ -42,6 +48,14 @@ def _index_value(t, device):
   else:
     raise TypeError(f"expected an index tensor, got {type(t).__name__}")
   return _ir.convert(v, _ir.S64)
+
+
+def _operand(t, device, what):
+  """A tensor operand as a handle (a cpu scalar becomes a parameter)."""
+  check_same_device(what, t)
+  if isinstance(t, XlaTensor):
+    return xt_of(t)
+  return scalar(t.item(), code_of(t.dtype), device)
 
 
 def _check_index_dtype(t, what):
@@ -400,6 +414,137 @@ def index_fill_(x, dim, index, value):
   return commit(x, _index_fill_value(x, dim, index, value))
 
 
+# index_reduce: prod, mean, amax or amin of the source rows into self's.
+
+
+_INDEX_REDUCE = {"prod": "prod", "mean": "sum", "amax": "max", "amin": "min"}
+
+
+def _check_index_reduce(x, d, index, source):
+  what = "index_reduce_()"
+  if index.dim() > 1:
+    raise IndexError(
+        f"{what}: Index is supposed to be a vector, but got dim: "
+        f"{index.dim()} with type: {_dtypes.scalar_type_name(index.dtype)} "
+        f"and size: {list(index.shape)}")
+  if index.dtype not in (torch.int64, torch.int32):
+    raise RuntimeError(f"{what}: Expected dtype int32/int64 for index but "
+                       f"got: {_dtypes.scalar_type_name(index.dtype)}")
+  if source.dtype != x.dtype:
+    raise RuntimeError(
+        f"{what}: self ({_dtypes.scalar_type_name(x.dtype)}) and source "
+        f"({_dtypes.scalar_type_name(source.dtype)}) must have the same "
+        f"scalar type")
+  if source.dim() and d >= source.dim():
+    raise RuntimeError(f"{what}: Indexing dim {d} is out of bounds of the "
+                       f"source tensor with dim {source.dim()}")
+  n = index.numel()
+  got = source.shape[d] if source.dim() else 1
+  if n != got:
+    raise RuntimeError(f"{what}: Number of indices ({n}) should be equal to "
+                       f"source.size(dim): ({got}), for dim: {d}")
+  xs, ss = list(x.shape), list(source.shape)
+  if xs and ss:
+    del xs[d], ss[d]
+  if xs != ss:
+    raise RuntimeError(
+        f"source tensor shape must match self tensor shape, excluding the "
+        f"specified dimension. Got self.shape = {list(x.shape)} "
+        f"source.shape = {list(source.shape)}")
+
+
+def _floor_divide_by_positive(a, b):
+  """a // b for integers when b > 0 (XLA's divide truncates)."""
+  q = _ir.binary("divide", a, b)
+  zero = literal(0, a.dtype, a.dims, a.device)
+  r = _ir.binary("remainder", a, b)  # has a's sign
+  one = literal(1, a.dtype, a.dims, a.device)
+  return _ir.select(_ir.compare(r, zero, "LT"), _ir.binary("subtract", q, one),
+                    q)
+
+
+def _index_reduce_value(x, dim, index, source, reduce, include_self):
+  """XLA scatter here only adds or replaces, so each row of self reduces
+  the source rows whose index hits it through a dense [size, n] match:
+  O(size * n) work per element of the other dims (XLA can fuse the
+  broadcasts into the reduce), so long index vectors are slow."""
+  if reduce not in _INDEX_REDUCE:
+    raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, "
+                       f"mean, amax or amin but got {reduce}.")
+  d = canonical_dim(dim, x.dim())
+  _check_index_reduce(x, d, index, source)
+  if x.dtype == torch.bool:
+    # Eager's CPU kernels take bool only here; name the one that refuses.
+    kernel = ("index_reduce_func_exclude_input_init" if not include_self
+              else "index_func_" if x.dim() <= 1 else
+              "div_floor_cpu" if reduce == "mean" else None)
+    if kernel:
+      raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+  device = x.device.index
+  shape = list(x.shape) or [1]
+  # 0/1 bytes: prod and amin are `and`, amax is `or`.
+  code = _ir.S8 if x.dtype == torch.bool else code_of(x.dtype)
+  base = _ir.convert(_ir.reshape(xt_of(x), shape), code)
+  n = index.numel()
+  size = shape[d]
+  idx = _ir.reshape(_index_value(index, device), [n])
+  hit = _ir.compare(_ir.iota(_ir.S64, [size, n], 0, device),
+                    _ir.broadcast_in_dim(idx, [size, n], [1]), "EQ")
+  # Source rows along a new dim d + 1, next to the self row they reduce to.
+  big = shape[:d] + [size, n] + shape[d + 1:]
+  rank = len(shape)
+  src = _ir.reshape(_operand(source, device, "index_reduce_()"),
+                    shape[:d] + [n] + shape[d + 1:])
+  src = _ir.broadcast_in_dim(_ir.convert(src, code), big,
+                             [k if k < d else k + 1 for k in range(rank)])
+  kind = _INDEX_REDUCE[reduce]
+  if kind in ("sum", "prod"):
+    identity = 0 if kind == "sum" else 1
+  elif code in _ir.FLOAT_CODES:
+    identity = -math.inf if kind == "max" else math.inf
+  else:
+    info = torch.iinfo(torch.int8 if code == _ir.S8 else x.dtype)
+    identity = info.min if kind == "max" else info.max
+  values = _ir.select(_ir.broadcast_in_dim(hit, big, [d, d + 1]), src,
+                      literal(identity, code, big, device))
+  if include_self:  # self is one more contribution
+    values = _ir.concatenate(
+        [values, _ir.reshape(base, shape[:d] + [size, 1] + shape[d + 1:])],
+        d + 1)
+  if kind in ("max", "min"):
+    out = reduce_extreme(values, [d + 1], kind)  # NaN wins, as in eager
+  else:
+    out = _ir.reduce(values, [d + 1], kind)
+  count = _ir.reduce(_ir.convert(hit, _ir.S64), [1], "sum")
+  if include_self:
+    count = _ir.binary("add", count, literal(1, _ir.S64, [size], device))
+  count = _ir.broadcast_in_dim(count, shape, [d])
+  reached = _ir.compare(count, literal(0, _ir.S64, shape, device), "GT")
+  if reduce == "mean":
+    count = _ir.convert(
+        _ir.select(reached, count, literal(1, _ir.S64, shape, device)), code)
+    if code in _ir.FLOAT_CODES:
+      out = _ir.binary("divide", out, count)
+    else:  # eager floors integer means
+      out = _floor_divide_by_positive(out, count)
+  out = _ir.select(reached, out, base)  # rows no index reaches keep self
+  if x.dtype == torch.bool:
+    out = _ir.compare(out, literal(0, code, shape, device), "NE")
+  return _ir.reshape(out, list(x.shape))
+
+
+@op(aten.index_reduce.default)
+def index_reduce(x, dim, index, source, reduce, *, include_self=True):
+  return wrap(
+      _index_reduce_value(x, dim, index, source, reduce, include_self))
+
+
+@op(aten.index_reduce_.default)
+def index_reduce_(x, dim, index, source, reduce, *, include_self=True):
+  return commit(
+      x, _index_reduce_value(x, dim, index, source, reduce, include_self))
+
+
 # gather / scatter: one index per element.
 
 
@@ -550,6 +695,71 @@ scatter_reduce = _scatter_reduce_rule(aten.scatter_reduce.two,
 scatter_reduce_ = _scatter_reduce_rule(aten.scatter_reduce_.two, commit)
 
 
+# take / put: indices into the flattened tensor.
+
+
+def _flat_index(x, index, what):
+  """index as a flat s64 vector into x.reshape(-1) (negatives wrap)."""
+  if index.dtype != torch.int64:
+    raise RuntimeError(f"{what}: Expected a long tensor for index, but got "
+                       f"{_dtypes.scalar_type_name(index.dtype)}")
+  v = _ir.reshape(_index_value(index, x.device.index), [index.numel()])
+  return _wrap_negative(v, x.numel())
+
+
+@op(aten.take.default)
+def take(x, index):
+  idx = _flat_index(x, index, "take()")
+  if x.numel() == 0 and index.numel():
+    raise IndexError("take(): tried to take from an empty tensor")
+  if index.numel() == 0:
+    return wrap(literal(0, code_of(x.dtype), list(index.shape),
+                        x.device.index))
+  flat = _ir.reshape(xt_of(x), [x.numel()])
+  return wrap(_ir.reshape(_gather_dim(flat, 0, idx), list(index.shape)))
+
+
+def _put_value(x, index, source, accumulate):
+  idx = _flat_index(x, index, "put_()")
+  if source.dtype != x.dtype:
+    raise RuntimeError(
+        f"put_(): self and source expected to have the same dtype, but got "
+        f"self.dtype = {_dtypes.scalar_type_name(x.dtype)} and source.dtype "
+        f"= {_dtypes.scalar_type_name(source.dtype)}")
+  n = index.numel()
+  if source.numel() != n:
+    raise IndexError(
+        f"put_(): Expected source and index to have the same number of "
+        f"elements, but got source.numel() = {source.numel()}, "
+        f"index.numel() = {n}")
+  if x.numel() == 0 and n:
+    raise IndexError("put_(): Tried to put elements into an empty tensor")
+  base = xt_of(x)
+  if n == 0:
+    return _XLAC._clone(base)
+  src = _ir.reshape(_operand(source, x.device.index, "put_()"), [n])
+  flat = _ir.reshape(base, [x.numel()])
+  if accumulate and x.dtype == torch.bool:
+    # scatter-add needs numbers: or-accumulate through int8.
+    out = _scatter_dim(_ir.convert(flat, _ir.S8), 0, idx,
+                       _ir.convert(src, _ir.S8), "add")
+    out = _ir.compare(out, literal(0, _ir.S8, out.dims, x.device.index),
+                      "NE")
+  else:
+    out = _scatter_dim(flat, 0, idx, src, "add" if accumulate else "replace")
+  return _ir.reshape(out, list(x.shape))
+
+
+@op(aten.put.default)
+def put(x, index, source, accumulate=False):
+  return wrap(_put_value(x, index, source, accumulate))
+
+
+@op(aten.put_.default)
+def put_(x, index, source, accumulate=False):
+  return commit(x, _put_value(x, index, source, accumulate))
+
+
 # masked_fill.
 
 
@@ -591,6 +801,80 @@ def masked_fill(x, mask, value):
 @op(aten.masked_fill_.Scalar, aten.masked_fill_.Tensor)
 def masked_fill_(x, mask, value):
   return commit(x, _masked_fill_value(x, mask, value, True))
+
+
+# masked_scatter: source's elements, in order, into the True positions.
+
+
+def _mask_positions(m):
+  """For a flat bool mask: the number of Trues before each position (the
+  source element a True position takes), as s64."""
+  return _ir.binary("subtract", scan(_ir.convert(m, _ir.S64), 0, "add"),
+                    _ir.convert(m, _ir.S64))
+
+
+def _masked_scatter_value(x, mask, source, inplace):
+  if not inplace:  # eager broadcasts self and mask first
+    shape = broadcast_shapes(list(mask.shape), list(x.shape))
+  if source.dtype != x.dtype:
+    raise RuntimeError(
+        f"masked_scatter: expected self and source to have same dtypes but "
+        f"got{_dtypes.scalar_type_name(x.dtype)} and "
+        f"{_dtypes.scalar_type_name(source.dtype)}")
+  if inplace:
+    shape = list(x.shape)
+    if list(mask.shape) != shape:
+      mask = mask.expand(shape)  # raises eager's expand errors
+  if mask.dtype != torch.bool:
+    raise RuntimeError(
+        f"masked_scatter_ only supports boolean masks, but got mask with "
+        f"dtype {_dtypes.scalar_type_name(mask.dtype)}")
+  device = x.device.index
+  v = _ir.broadcast_to(xt_of(x), shape)
+  k = source.numel()
+  if k == 0:  # then the mask must be all False
+    return _XLAC._clone(v)
+  m = _ir.broadcast_to(_index_mask(mask, device), shape)
+  total = math.prod(shape)
+  flat_m = _ir.reshape(m, [total])
+  src = _ir.reshape(_operand(source, device, "masked_scatter_"), [k])
+  # Past the last source element the gather clamps; eager raises (a value
+  # check) and the select drops the rest.
+  picked = _gather_dim(src, 0, _mask_positions(flat_m))
+  return _ir.select(m, _ir.reshape(picked, shape), v)
+
+
+@op(aten.masked_scatter.default)
+def masked_scatter(x, mask, source):
+  return wrap(_masked_scatter_value(x, mask, source, False))
+
+
+@op(aten.masked_scatter_.default)
+def masked_scatter_(x, mask, source):
+  return commit(x, _masked_scatter_value(x, mask, source, True))
+
+
+@op(aten.masked_scatter_backward.default)
+def masked_scatter_backward(grad, mask, sizes):
+  """The source's gradient: grad at the True positions, in order, then
+  zeros (eager's masked_select has a data-dependent shape)."""
+  device = grad.device.index
+  sizes = list(sizes)
+  k = math.prod(sizes)
+  code = code_of(grad.dtype)
+  out = literal(0, code, [k], device)
+  if k == 0:
+    return wrap(_ir.reshape(out, sizes))
+  shape = broadcast_shapes(list(grad.shape), list(mask.shape))
+  total = math.prod(shape)
+  g = _ir.reshape(_ir.broadcast_to(xt_of(grad), shape), [total])
+  m = _ir.reshape(
+      _ir.broadcast_to(_index_mask(mask, device), shape), [total])
+  # False positions add 0 at element 0; True ones hit distinct elements.
+  pos = _ir.select(m, _mask_positions(m), literal(0, _ir.S64, [total],
+                                                  device))
+  g = _ir.select(m, g, literal(0, code, [total], device))
+  return wrap(_ir.reshape(_scatter_dim(out, 0, pos, g, "add"), sizes))
 
 
 # Embedding.

@@ -1,7 +1,8 @@
 """Indexing on 'xla' against eager CPU PyTorch: advanced indexing,
-index_put, index_select/copy/add/fill, gather/scatter, masked_fill and
-embedding (values, gradients, errors), KV-cache style in-place updates,
-and the documented differences (clamped indices, mask fallbacks).
+index_put, index_select/copy/add/fill/reduce, gather/scatter, take/put,
+masked_fill/scatter and embedding (values, gradients, errors), KV-cache
+style in-place updates, and the documented differences (clamped indices,
+mask fallbacks).
 
 Value and gradient checks go through op_test_utils.check_op, which also
 asserts that nothing fell back to CPU.
@@ -309,6 +310,111 @@ def test_index_errors_along_a_dim():
 
 
 # ---------------------------------------------------------------------------
+# index_reduce.
+
+# Eager warns that index_reduce is in beta.
+_IR_BETA = pytest.mark.filterwarnings("ignore:index_reduce\\(\\) is in beta")
+
+
+@_IR_BETA
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("dim", [0, -1])
+@pytest.mark.parametrize("dtype", FLOATS + [torch.int64])
+def test_index_reduce(reduce, include_self, dim, dtype):
+  x = _rand((5, 4), dtype)
+  index = _idx([3, 0, 3, 1])  # duplicates reduce together; row 2 is kept
+  shape = list(x.shape)
+  shape[dim] = 4
+  src = _rand(shape, dtype)
+  # Gradients w.r.t. self and source (floats).
+  check_op(lambda a, s: a.index_reduce(dim, index, s, reduce,
+                                       include_self=include_self), x, src)
+  check_op(lambda a, s: a.clone().index_reduce_(dim, index, s, reduce,
+                                                include_self=include_self),
+           x, src)
+
+
+@_IR_BETA
+@pytest.mark.parametrize("reduce", ["prod", "amax", "amin"])
+def test_index_reduce_bool(reduce):
+  # Eager's CPU kernel takes bool for these only (2-d and up, with self).
+  check_op(lambda a, s: a.index_reduce(1, _idx([2, 0, 2]), s, reduce),
+           _rand((3, 4), torch.bool), _rand((3, 3), torch.bool))
+
+
+@_IR_BETA
+def test_index_reduce_shapes_and_values():
+  nan = float("nan")
+  # NaN wins in amax/amin, as in eager.
+  for include_self in (True, False):
+    check_op(lambda a, s: a.index_reduce(0, _idx([0, 1, 0]), s, "amax",
+                                         include_self=include_self),
+             torch.tensor([1., nan, 2.]), torch.tensor([nan, 3., 1.]),
+             grad=False)
+  # Integer means round down.
+  check_op(lambda a, s: a.index_reduce(0, _idx([0, 1, 2]), s, "mean"),
+           torch.tensor([-7, 7, 4]), torch.tensor([0, 0, -1]))
+  check_op(lambda a, s: a.index_reduce(1, _idx([2, 0], torch.int32), s,
+                                       "mean"), torch.randn(2, 3, 4),
+           torch.randn(2, 2, 4))
+  check_op(lambda a, s: a.index_reduce(0, _idx([]), s, "amin",
+                                       include_self=False),
+           torch.randn(3, 2), torch.randn(0, 2))
+  check_op(lambda a, s: a.index_reduce(0, _idx(2), s, "prod"),
+           torch.randn(4, 3), torch.randn(1, 3))
+  check_op(lambda a, s: a.index_reduce(0, _idx([0, 0]), s, "amin"),
+           torch.randn(3), torch.randn(2))
+  check_op(lambda a, s: a.index_reduce(0, _idx([0]), s, "prod"),
+           torch.randn(()), torch.randn(()))
+
+
+@_IR_BETA
+def test_index_reduce_errors():
+  def ir(a, i, s, reduce="prod", include_self=True):
+    return a.index_reduce(0, i, s, reduce, include_self=include_self)
+
+  _raises(RuntimeError, re.escape("index_reduce(): Expected reduce to be one "
+                                  "of prod, mean, amax or amin but got sum."),
+          lambda a, i, s: ir(a, i, s, "sum"), torch.ones(3, 4), _idx([0]),
+          torch.ones(1, 4))
+  _raises(IndexError, re.escape("index_reduce_(): Index is supposed to be a "
+                                "vector, but got dim: 2 with type: Long and "
+                                "size: [1, 1]"),
+          ir, torch.ones(3, 4), _idx([[0]]), torch.ones(1, 4))
+  _raises(RuntimeError, re.escape("index_reduce_(): Expected dtype "
+                                  "int32/int64 for index but got: Float"),
+          ir, torch.ones(3, 4), torch.tensor([0.]), torch.ones(1, 4))
+  _raises(RuntimeError, re.escape("index_reduce_(): self (Float) and source "
+                                  "(Double) must have the same scalar type"),
+          ir, torch.ones(3, 4), _idx([0]),
+          torch.ones(1, 4, dtype=torch.float64))
+  _raises(RuntimeError, re.escape("index_reduce_(): Number of indices (2) "
+                                  "should be equal to source.size(dim): (3), "
+                                  "for dim: 0"),
+          ir, torch.ones(3, 4), _idx([0, 1]), torch.ones(3, 4))
+  _raises(RuntimeError, re.escape("source tensor shape must match self "
+                                  "tensor shape, excluding the specified "
+                                  "dimension. Got self.shape = [3, 4] "
+                                  "source.shape = [1, 5]"),
+          ir, torch.ones(3, 4), _idx([0]), torch.ones(1, 5))
+  _raises(RuntimeError, re.escape("index_reduce_(): Indexing dim 1 is out of "
+                                  "bounds of the source tensor with dim 1"),
+          lambda a, i, s: a.index_reduce(1, i, s, "amax"), torch.ones(3, 4),
+          _idx([0]), torch.ones(3))
+  _raises(IndexError, "Dimension out of range",
+          lambda a, i, s: a.index_reduce(2, i, s, "amax"), torch.ones(3, 4),
+          _idx([0]), torch.ones(1, 4))
+  bools = torch.ones(3, 4, dtype=torch.bool)
+  for reduce, include_self, x in (("mean", True, bools),
+                                  ("amax", False, bools),
+                                  ("prod", True, bools[0])):
+    _raises(NotImplementedError, "not implemented for 'Bool'",
+            lambda a, i, s: ir(a, i, s, reduce, include_self), x,
+            _idx([0]), x[:1])
+
+
+# ---------------------------------------------------------------------------
 # gather and scatter.
 
 
@@ -399,6 +505,67 @@ def test_gather_scatter_errors():
 
 
 # ---------------------------------------------------------------------------
+# take and put: indices into the flattened tensor.
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_take(dtype):
+  x = _rand((3, 4), dtype)
+  # Negative indices wrap; duplicates sum their gradients.
+  check_op(lambda a, i: torch.take(a, i), x, _idx([[0, -1, 5], [5, 11, -12]]))
+  check_op(lambda a: torch.take(a, _idx(6)), x)
+  check_op(lambda a: torch.take(a, _idx([])), x)
+  check_op(lambda a: torch.take(a, _idx([0, -1])), _rand((), dtype))
+
+
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_put(dtype, accumulate):
+  x = _rand((3, 4), dtype)
+  index = _idx([[7, 0], [-1, 2]])  # unique, so replace is deterministic
+  # Gradients w.r.t. self and source (floats).
+  check_op(lambda a, s: a.put(index, s, accumulate), x, _rand((4,), dtype))
+  check_op(lambda a, s: a.clone().put_(index, s, accumulate), x,
+           _rand((2, 2), dtype))
+  check_op(lambda a, s: a.put(_idx([]), s, accumulate), x, _rand((0,),
+                                                                 dtype))
+
+
+def test_put_accumulates_duplicates():
+  index = _idx([1, 4, 1, -5])
+  check_op(lambda a, s: a.put(index, s, accumulate=True), torch.randn(2, 3),
+           torch.randn(4))
+  check_op(lambda a, s: a.put(index, s, accumulate=True),
+           torch.randint(-5, 6, (2, 3)), torch.randint(-5, 6, (4,)))
+  check_op(lambda a, s: a.put(index, s, accumulate=True),
+           torch.zeros(2, 3, dtype=torch.bool), torch.ones(4).bool())
+
+
+def test_take_put_errors():
+  _raises(RuntimeError, re.escape("take(): Expected a long tensor for index, "
+                                  "but got Int"),
+          torch.take, torch.ones(3), _idx([0], torch.int32))
+  _raises(IndexError, re.escape("take(): tried to take from an empty tensor"),
+          torch.take, torch.ones(0), _idx([0]))
+  _raises(RuntimeError, re.escape("put_(): Expected a long tensor for index, "
+                                  "but got Int"),
+          torch.put, torch.ones(3), _idx([0], torch.int32), torch.ones(1))
+  _raises(RuntimeError, re.escape("put_(): self and source expected to have "
+                                  "the same dtype, but got self.dtype = Float "
+                                  "and source.dtype = Double"),
+          torch.put, torch.ones(3), _idx([0]),
+          torch.ones(1, dtype=torch.float64))
+  _raises(IndexError, re.escape("put_(): Expected source and index to have "
+                                "the same number of elements, but got "
+                                "source.numel() = 3, index.numel() = 2"),
+          lambda a, i, s: a.clone().put_(i, s), torch.ones(3), _idx([0, 1]),
+          torch.ones(3))
+  _raises(IndexError, re.escape("put_(): Tried to put elements into an empty "
+                                "tensor"),
+          torch.put, torch.ones(0), _idx([0]), torch.ones(1))
+
+
+# ---------------------------------------------------------------------------
 # masked_fill.
 
 
@@ -441,6 +608,66 @@ def test_masked_fill_errors():
                                   "broadcast shape [2, 3]"),
           lambda a, m: a.masked_fill_(m, 2.), torch.ones(3),
           torch.ones(2, 3, dtype=torch.bool))
+
+
+# ---------------------------------------------------------------------------
+# masked_scatter.
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_masked_scatter(dtype):
+  x = _rand((3, 4), dtype)
+  mask = torch.rand(3, 4) > 0.5
+  src = _rand((4, 5), dtype)  # more than the mask needs: the first are used
+  # Gradients w.r.t. self and source (floats).
+  check_op(lambda a, m, s: a.masked_scatter(m, s), x, mask, src)
+  check_op(lambda a, m, s: a.clone().masked_scatter_(m, s), x, mask, src)
+  check_op(lambda a, m, s: a.masked_scatter(m[0], s), x, mask, src)
+  check_op(lambda a, m, s: a.masked_scatter(m, s), x[0], mask, src)
+  check_op(lambda a, m, s: a.clone().masked_scatter_(m[1], s), x, mask, src)
+
+
+def test_masked_scatter_edge_masks():
+  check_op(lambda a, s: a.masked_scatter(torch.ones(3, 4).bool(), s),
+           torch.randn(3, 4), torch.randn(12))
+  check_op(lambda a, s: a.masked_scatter(torch.zeros(3, 4).bool(), s),
+           torch.randn(3, 4), torch.randn(0))
+  check_op(lambda a, s: a.masked_scatter(torch.tensor(True), s),
+           torch.randn(()), torch.randn(2))
+
+
+def test_masked_scatter_backward():
+  # The source's gradient: grad at the True positions, then zeros.
+  mask = torch.rand(3, 4) > 0.5
+  check_op(lambda g: torch.ops.aten.masked_scatter_backward(g, mask, [4, 5]),
+           torch.randn(3, 4))
+  check_op(
+      lambda g: torch.ops.aten.masked_scatter_backward(g, mask[0], [2, 6]),
+      torch.randn(3, 4, dtype=torch.bfloat16))
+
+
+def test_masked_scatter_errors():
+  _raises(RuntimeError, "masked_scatter_ only supports boolean masks, but "
+          "got mask with dtype Float", lambda a, m, s: a.masked_scatter(m, s),
+          torch.ones(3), torch.ones(3), torch.ones(3))
+  _raises(RuntimeError, "masked_scatter: expected self and source to have "
+          "same dtypes but gotFloat and Double",
+          lambda a, m, s: a.masked_scatter(m, s), torch.ones(3),
+          torch.ones(3, dtype=torch.bool), torch.ones(3, dtype=torch.float64))
+  _raises(RuntimeError, "The size of tensor a \\(2\\) must match the size of "
+          "tensor b \\(3\\) at non-singleton dimension 0",
+          lambda a, m, s: a.masked_scatter(m, s), torch.ones(3, 4),
+          torch.ones(2, 4, dtype=torch.bool), torch.ones(12))
+  _raises(RuntimeError, re.escape("The expanded size of the tensor (3) must "
+                                  "match the existing size (2) at "
+                                  "non-singleton dimension 0"),
+          lambda a, m, s: a.masked_scatter_(m, s), torch.ones(3, 4),
+          torch.ones(2, 4, dtype=torch.bool), torch.ones(12))
+  _raises(RuntimeError, re.escape("the number of sizes provided (1) must be "
+                                  "greater or equal to the number of "
+                                  "dimensions in the tensor (2)"),
+          lambda a, m, s: a.masked_scatter_(m, s), torch.ones(4),
+          torch.ones(3, 4, dtype=torch.bool), torch.ones(12))
 
 
 # ---------------------------------------------------------------------------
