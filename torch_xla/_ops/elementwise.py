@@ -112,8 +112,14 @@ def div_mode(a, b, rounding_mode=None):
   if rounding_mode is None:
     return div(a, b)
   if dtype.is_floating_point:
-    q = _ir.binary("divide", *binary_operands(a, b, dtype))
-    return wrap(_ir.unary("floor", q) if rounding_mode == "floor" else _trunc(q))
+    xa, xb = binary_operands(a, b, dtype)
+    if rounding_mode == "trunc":  # eager truncates the rounded quotient
+      return wrap(_trunc(_ir.binary("divide", xa, xb)))
+    # Eager floors bf16/f16 in f32 and rounds once.
+    code = code_of(dtype)
+    acc = _ir.F32 if code in (_ir.BF16, _ir.F16) else code
+    return wrap(_ir.convert(
+        _floor_divide(_ir.convert(xa, acc), _ir.convert(xb, acc)), code))
   xa, xb = binary_operands(a, b, dtype)
   q = _ir.binary("divide", xa, xb)  # integer division truncates
   if rounding_mode == "floor":
@@ -128,6 +134,34 @@ def div_mode(a, b, rounding_mode=None):
     one = literal(1, code, xa.dims, device_of(a, b))
     q = _ir.select(fix, _ir.binary("subtract", q, one), q)
   return wrap(q)
+
+
+def _floor_divide(a, b):
+  """Eager's floor division of floats: from the exact remainder, not
+  floor(a / b), which can round up to the next integer."""
+  like = a.dims, a.device
+
+  def lit(value):
+    return literal(value, a.dtype, *like)
+
+  mod = _ir.binary("remainder", a, b)  # fmod: the sign of a
+  div = _ir.binary("divide", _ir.binary("subtract", a, mod), b)
+  zero = lit(0)
+  signs_differ = _ir.compare(_ir.compare(b, zero, "LT"),
+                             _ir.compare(mod, zero, "LT"), "NE")
+  div = _ir.select(
+      _ir.binary("and", _ir.compare(mod, zero, "NE"), signs_differ),
+      _ir.binary("subtract", div, lit(1)), div)
+  floor = _ir.unary("floor", div)
+  floor = _ir.select(
+      _ir.compare(_ir.binary("subtract", div, floor), lit(0.5), "GT"),
+      _ir.binary("add", floor, lit(1)), floor)
+  # A zero result takes the sign of a / b (0 * sign(q) keeps -0.0);
+  # b == 0 gives a / b itself (inf or nan), as IEEE division.
+  quotient = _ir.binary("divide", a, b)
+  signed_zero = _ir.binary("multiply", zero, _ir.unary("sign", quotient))
+  floor = _ir.select(_ir.compare(div, zero, "EQ"), signed_zero, floor)
+  return _ir.select(_ir.compare(b, zero, "EQ"), quotient, floor)
 
 
 def _trunc(x):

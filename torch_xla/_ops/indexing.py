@@ -560,12 +560,14 @@ def _element_indices(index_v, d, rank):
 
 
 def _check_gather(x, d, index, what, src=None):
+  if index.numel() == 0:
+    return  # eager checks nothing for an empty index
   if index.dim() != x.dim() and not (index.dim() <= 1 and x.dim() <= 1):
     raise RuntimeError(f"Index tensor must have the same number of "
                        f"dimensions as {'input' if src is None else 'self'} "
                        f"tensor")
-  if index.dtype != torch.int64 and index.dtype != torch.int32:
-    raise RuntimeError(f"{what}(): Expected dtype int64 for index")
+  if index.dtype not in (torch.int64, torch.int32):
+    raise RuntimeError(f"{what}(): Expected dtype int32/int64 for index")
   ishape, xshape = list(index.shape), list(x.shape)
   for k in range(min(len(ishape), len(xshape))):
     if k != d and ishape[k] > xshape[k]:
@@ -599,6 +601,9 @@ def _gather_value(x, d, index):
 def gather(x, dim, index, sparse_grad=False):
   d = _dim_of(x, dim)
   _check_gather(x, d, index, "gather")
+  if index.numel() == 0:
+    return wrap(literal(0, code_of(x.dtype), list(index.shape),
+                        x.device.index))
   return wrap(_gather_value(x, d, index))
 
 
@@ -614,6 +619,8 @@ def _scatter_value(x, dim, index, src, kind, what):
   if src_tensor is not None and src_tensor.dtype != x.dtype:
     raise RuntimeError(
         f"{what}(): Expected self.dtype to be equal to src.dtype")
+  if index.numel() == 0:
+    return _XLAC._clone(xt_of(x))
   rank = max(x.dim(), 1)
   ishape = list(index.shape) or [1]
   if src_tensor is not None:
@@ -651,6 +658,26 @@ def scatter_add(x, dim, index, src):
 @op(aten.scatter_add_.default)
 def scatter_add_(x, dim, index, src):
   return commit(x, _scatter_value(x, dim, index, src, "add", "scatter_add"))
+
+
+def _scatter_with_reduce(overload, finish):
+  """The older scatter(..., reduce='add'|'multiply') overloads."""
+
+  def rule(x, dim, index, src, *, reduce):
+    if reduce not in ("add", "multiply"):
+      raise RuntimeError("reduce argument must be either add or multiply.")
+    if reduce == "multiply":
+      return _fallback(overload, (x, dim, index, src), {"reduce": reduce},
+                       "reduce='multiply' has no XLA scatter here")
+    return finish(x, _scatter_value(x, dim, index, src, "add", "scatter"))
+
+  return op(overload)(rule)
+
+
+for _overload in (aten.scatter.reduce, aten.scatter.value_reduce):
+  _scatter_with_reduce(_overload, lambda x, value: wrap(value))
+for _overload in (aten.scatter_.reduce, aten.scatter_.value_reduce):
+  _scatter_with_reduce(_overload, commit)
 
 
 def _scatter_reduce_value(x, dim, index, src, reduce, include_self):
@@ -896,6 +923,33 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False,
       _ir.gather(xt_of(weight), idx, offset_dims=[rank], collapsed_dims=[0],
                  start_index_map=[0], index_vec_dim=rank,
                  slice_sizes=[1, weight.shape[1]]))
+
+
+@op(aten.embedding_renorm_.default)
+def embedding_renorm_(weight, indices, max_norm, norm_type):
+  """Rows of `weight` that `indices` use and whose norm exceeds max_norm
+  are scaled to it in place (eager's scale: max_norm / (norm + 1e-7))."""
+  device = weight.device.index
+  rows, dim = weight.shape
+  code = code_of(weight.dtype)
+  acc = _ir.F32 if code in (_ir.BF16, _ir.F16) else code
+  w = _ir.convert(xt_of(weight), acc)
+  norm = xt_of(torch.linalg.vector_norm(wrap(w), norm_type, dim=1))
+  n = indices.numel()
+  used = _scatter_dim(literal(False, _ir.PRED, [rows], device), 0,
+                      _ir.reshape(_index_value(indices, device), [n]),
+                      literal(True, _ir.PRED, [n], device), "replace")
+  too_long = _ir.binary(
+      "and", used,
+      _ir.compare(norm, _ir.broadcast_to(scalar(max_norm, acc, device),
+                                         [rows]), "GT"))
+  scale = _ir.binary(
+      "divide", _ir.broadcast_to(scalar(max_norm, acc, device), [rows]),
+      _ir.binary("add", norm, literal(1e-7, acc, [rows], device)))
+  scale = _ir.select(too_long, scale, literal(1, acc, [rows], device))
+  scaled = _ir.binary("multiply", w,
+                      _ir.broadcast_in_dim(scale, [rows, dim], [0]))
+  return commit(weight, _ir.convert(scaled, code))
 
 
 @op(aten.embedding_dense_backward.default)
