@@ -1,9 +1,9 @@
 // The C++ entry of 'xla' tensors' __torch_dispatch__, with C++ rules for the
 // ops that dominate traced training steps (views, matrix products, binary
-// arithmetic). A fast rule handles only the common, valid case and declines
-// everything else (other dtypes, unusual arguments, errors) to the op's
-// Python rule, which stays the reference and owns every error message. Both
-// build the same IR.
+// arithmetic, float math, sum/mean, softmax, masked_fill). A fast rule handles
+// only the common, valid case and declines everything else (other dtypes,
+// unusual arguments, errors) to the op's Python rule, which stays the reference
+// and owns every error message. Both build the same IR.
 
 #include <algorithm>
 #include <cmath>
@@ -156,46 +156,22 @@ std::vector<int64_t> ViewStrides(const std::vector<int64_t>& dims,
   return out;
 }
 
-// A handle of its own for a view or reshape result, even when the op was
-// the identity (a tensor holding data keeps holding the same data).
-XlaTensorPtr Distinct(const XlaTensorPtr& input, const Value& input_value,
-                      Value value) {
-  if (value == input_value && input->state() != TensorState::kIrValue) {
-    return XlaTensor::FromData(input->data(), input->device());
-  }
-  return XlaTensor::FromIr(std::move(value), input->device());
-}
-
+// A view of `base` one `step` further. The view gets a handle of its own
+// even when the step is the identity (the same IR, or the same data).
 py::object MakeView(const TorchTensor& base, ViewStepPtr step,
-                    Value (*forward_value)(Value, const void*), const void* arg,
                     std::vector<int64_t> strides, int64_t storage_offset) {
   const XlaTensorPtr& current = CurrentHandle(base);
-  Value input = ValueOrThrow(current->GetIrValue());
-  XlaTensorPtr handle = Distinct(current, input, forward_value(input, arg));
+  XlaTensorPtr handle = step->Forward(current);
+  if (handle == current) handle = CloneTensor(current);
   return WrapTensor(std::move(handle),
                     ExtendView(base.handle, base.view, std::move(step),
                                std::move(strides), storage_offset));
 }
 
-Value ReshapeTo(Value x, const void* dims) {
-  return Reshape(std::move(x), *static_cast<const std::vector<int64_t>*>(dims));
-}
-
-Value PermuteBy(Value x, const void* permutation) {
-  return Transpose(std::move(x),
-                   *static_cast<const std::vector<int64_t>*>(permutation));
-}
-
-Value ExpandTo(Value x, const void* dims) {
-  return BroadcastTo(std::move(x),
-                     *static_cast<const std::vector<int64_t>*>(dims));
-}
-
 py::object ReshapeView(const TorchTensor& x, std::vector<int64_t> dims,
                        std::vector<int64_t> strides) {
   const std::vector<int64_t>& old = x.handle->shape().dims;
-  ViewStepPtr step = ReshapeStep(dims, old);
-  return MakeView(x, std::move(step), ReshapeTo, &dims, std::move(strides),
+  return MakeView(x, ReshapeStep(std::move(dims), old), std::move(strides),
                   StorageOffsetOf(x));
 }
 
@@ -226,7 +202,10 @@ py::object UnsafeView(PyObject* const* args, Py_ssize_t nargs) {
   }
   const XlaTensorPtr& current = CurrentHandle(x);
   Value input = ValueOrThrow(current->GetIrValue());
-  return WrapTensor(Distinct(current, input, Reshape(input, size)));
+  Value output = Reshape(input, size);
+  return WrapTensor(output == input ? CloneTensor(current)
+                                    : XlaTensor::FromIr(std::move(output),
+                                                        current->device()));
 }
 
 // aten.unsqueeze.default(self, dim)
@@ -253,9 +232,8 @@ py::object PermuteView(const TorchTensor& x, std::vector<int64_t> permutation) {
   for (size_t i = 0; i < permutation.size(); ++i) {
     permuted[i] = strides[permutation[i]];
   }
-  ViewStepPtr step = PermuteStep(permutation);
-  return MakeView(x, std::move(step), PermuteBy, &permutation,
-                  std::move(permuted), StorageOffsetOf(x));
+  return MakeView(x, PermuteStep(std::move(permutation)), std::move(permuted),
+                  StorageOffsetOf(x));
 }
 
 // aten.t.default(self)
@@ -342,18 +320,8 @@ py::object Expand(PyObject* const* args, Py_ssize_t nargs) {
     new_strides[i] = stride;
   }
   const bool writable = NumElements(target) == NumElements(dims);
-  ViewStepPtr step = ExpandStep(target, dims, writable);
-  return MakeView(x, std::move(step), ExpandTo, &target, std::move(new_strides),
-                  StorageOffsetOf(x));
-}
-
-struct SliceArgs {
-  int64_t dim, start, end;
-};
-
-Value SliceOf(Value x, const void* arg) {
-  const auto* s = static_cast<const SliceArgs*>(arg);
-  return SliceDim(std::move(x), s->dim, s->start, s->end);
+  return MakeView(x, ExpandStep(std::move(target), dims, writable),
+                  std::move(new_strides), StorageOffsetOf(x));
 }
 
 // aten.slice.Tensor(self, dim=0, start=None, end=None, step=1), unit step.
@@ -382,9 +350,7 @@ py::object SliceRule(PyObject* const* args, Py_ssize_t nargs) {
   end = std::min(std::max(end, start), size);
   std::vector<int64_t> strides = StridesOf(x);
   const int64_t offset = StorageOffsetOf(x) + start * strides[d];
-  SliceArgs slice{d, start, end};
-  return MakeView(x, SliceStep(d, start, end), SliceOf, &slice,
-                  std::move(strides), offset);
+  return MakeView(x, SliceStep(d, start, end), std::move(strides), offset);
 }
 
 bool IsFloat(DType dtype) {
