@@ -8,6 +8,12 @@ other view of that root re-derives through its forwards before its next use.
 Autograd replays view ops (XLA tensors have no as_strided), which calls
 these rules again on the replayed base.
 
+The most frequent views (view, t, transpose, permute, expand, unsqueeze,
+unit-step slice) usually take the C++ fast rules
+(torch_xla/csrc/python/fast_rules.cc) with C++ view steps; the rules here
+are the reference they must match (test/python/test_fast_rules.py) and run
+for every other case.
+
 Each view also gets the strides and storage offset eager would give it. They
 are metadata only, but PyTorch's composite ops read them: `contiguous()` and
 `reshape()` copy a transposed or sliced view, as in eager, instead of
