@@ -719,6 +719,95 @@ py::object SliceBackward(PyObject* const* args, Py_ssize_t nargs) {
       grad);
 }
 
+// A Python number as the scalar parameter of `dtype` (the one the Python
+// rules' `_common.scalar` gives), broadcast to `dims`.
+Value NumberAs(PyObject* number, DType dtype,
+               const std::vector<int64_t>& dims) {
+  int device = 0;
+  py::tuple operand = py::make_tuple(py::handle(number));
+  return BroadcastTo(ResolveOperands(operand, dtype, &device)[0], dims);
+}
+
+bool IsNumber(PyObject* object) {
+  return PyFloat_CheckExact(object) || PyLong_CheckExact(object);
+}
+
+// In-place update of `x` to `value` (x's dtype and shape); returns x.
+py::object CommitInPlace(PyObject* object, const TorchTensor& x, Value value) {
+  XlaTensorPtr result = XlaTensor::FromIr(std::move(value), x.handle->device());
+  if (x.view != nullptr) {
+    CommitView(x.handle, *x.view, result);
+  } else {
+    AssignValue(x.handle, result, /*bump_version=*/true);
+  }
+  return py::reinterpret_borrow<py::object>(object);
+}
+
+// Reads `count` 'xla' tensors of one float dtype and one shape (the
+// optimizer's per-parameter updates: no promotion, no broadcasting).
+bool ReadSameFloatTensors(PyObject* const* args, int count, TorchTensor* out) {
+  for (int i = 0; i < count; ++i) {
+    if (!ReadTorchTensor(args[i], &out[i])) return false;
+    const Shape& shape = out[i].handle->shape();
+    if (!IsFloat(shape.dtype) || shape != out[0].handle->shape() ||
+        out[i].handle->device() != out[0].handle->device()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// aten.lerp_.Scalar(self, end, weight), as torch_xla/_ops/optim_ops.py:
+// eager's two-sided formula in opmath (f32 for bf16/f16).
+py::object LerpInPlace(PyObject* const* args, Py_ssize_t nargs) {
+  TorchTensor t[2];
+  if (nargs != 3 || !ReadSameFloatTensors(args, 2, t) || !IsNumber(args[2])) {
+    return {};
+  }
+  const double weight = PyFloat_AsDouble(args[2]);
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    return {};
+  }
+  const Shape& shape = t[0].handle->shape();
+  const DType acc = AccumulationType(shape.dtype);
+  Value s = Convert(CurrentValue(t[0]), acc);
+  Value e = Convert(CurrentValue(t[1]), acc);
+  Value diff = Binary(OpKind::kSubtract, e, s);
+  Value w = NumberAs(args[2], acc, shape.dims);
+  Value out = std::abs(weight) < 0.5
+                  ? Binary(OpKind::kAdd, s, Binary(OpKind::kMultiply, w, diff))
+                  : Binary(OpKind::kSubtract, e,
+                           Binary(OpKind::kMultiply, diff,
+                                  Binary(OpKind::kSubtract,
+                                         Literal(1, acc, shape.dims), w)));
+  return CommitInPlace(args[0], t[0], Convert(std::move(out), shape.dtype));
+}
+
+// aten.addcmul_ / addcdiv_(self, tensor1, tensor2, *, value=1):
+// self + value * t1 (* or /) t2, left to right, in opmath.
+template <OpKind kKind>
+py::object AddcInPlace(PyObject* const* args, Py_ssize_t nargs,
+                       PyObject* kwargs) {
+  TorchTensor t[3];
+  if (nargs != 3 || !KwargsAre(kwargs, {"value"}, false) ||
+      !ReadSameFloatTensors(args, 3, t)) {
+    return {};
+  }
+  PyObject* value =
+      kwargs == nullptr ? nullptr : PyDict_GetItemString(kwargs, "value");
+  if (value != nullptr && !IsNumber(value)) return {};
+  const Shape& shape = t[0].handle->shape();
+  const DType acc = AccumulationType(shape.dtype);
+  Value term = Convert(CurrentValue(t[1]), acc);
+  if (value != nullptr && PyFloat_AsDouble(value) != 1.0) {
+    term = Binary(OpKind::kMultiply, NumberAs(value, acc, shape.dims), term);
+  }
+  term = Binary(kKind, term, Convert(CurrentValue(t[2]), acc));
+  Value out = Binary(OpKind::kAdd, Convert(CurrentValue(t[0]), acc), term);
+  return CommitInPlace(args[0], t[0], Convert(std::move(out), shape.dtype));
+}
+
 const std::unordered_map<std::string, FastRule>& RulesByName() {
   static const auto* rules = new std::unordered_map<std::string, FastRule>{
       {"aten::view", Positional<View>},
@@ -771,6 +860,9 @@ const std::unordered_map<std::string, FastRule>& RulesByName() {
       {"aten::_softmax_backward_data", Positional<SoftmaxBackward>},
       {"aten::masked_fill.Scalar", Positional<MaskedFill>},
       {"aten::slice_backward", Positional<SliceBackward>},
+      {"aten::lerp_.Scalar", Positional<LerpInPlace>},
+      {"aten::addcmul_", AddcInPlace<OpKind::kMultiply>},
+      {"aten::addcdiv_", AddcInPlace<OpKind::kDivide>},
   };
   return *rules;
 }
