@@ -34,7 +34,7 @@ class LoweringContext {
   // the leaf's shape: a tensor made by zeros()/full() then costs one
   // element, not its full size, each time the graph runs.
   using ScalarParameterFn = std::function<DataPtr(const Data&)>;
-  // Applies to the next Build.
+  // Used by every later Build of this context.
   void SetScalarParameters(ScalarParameterFn fn) { scalar_fn_ = std::move(fn); }
 
   // Walks the graph, collects parameters and computes the graph hash; no
