@@ -492,6 +492,14 @@ py::object Clone(PyObject* const* args, Py_ssize_t nargs, PyObject* kwargs) {
   return WrapTensor(CloneTensor(CurrentHandle(x)));
 }
 
+// aten.detach / aten.alias(self): a new tensor sharing self's handle (so
+// in-place updates are shared) and view info, as copy_ops.alias_of.
+py::object Alias(PyObject* const* args, Py_ssize_t nargs) {
+  TorchTensor x;
+  if (nargs != 1 || !ReadTorchTensor(args[0], &x)) return {};
+  return WrapTensor(x.handle, x.view);
+}
+
 // Floating-point math functions (integer inputs go to the Python rule).
 template <OpKind kKind>
 py::object FloatUnary(PyObject* const* args, Py_ssize_t nargs) {
@@ -843,6 +851,8 @@ const std::unordered_map<std::string, FastRule>& RulesByName() {
       {"aten::mul_.Scalar",
        Positional<ArithmeticInPlace<OpKind::kMultiply, false>>},
       {"aten::clone", Clone},
+      {"aten::detach", Positional<Alias>},
+      {"aten::alias", Positional<Alias>},
       {"aten::exp", Positional<FloatUnary<OpKind::kExponential>>},
       {"aten::log", Positional<FloatUnary<OpKind::kLog>>},
       {"aten::sqrt", Positional<FloatUnary<OpKind::kSqrt>>},
