@@ -8,6 +8,7 @@ from torch_xla._ops import copy_ops  # noqa: F401
 from torch_xla._ops import elementwise  # noqa: F401
 from torch_xla._ops import reductions, normalization, losses  # noqa: F401
 from torch_xla._ops import views, shape_ops, indexing  # noqa: F401
-from torch_xla._ops import linalg, convolution, pooling, random_ops, optim_ops  # noqa: F401
+from torch_xla._ops import linalg, convolution, pooling  # noqa: F401
+from torch_xla._ops import random_ops, optim_ops  # noqa: F401
 
 registry.install()

@@ -459,16 +459,19 @@ def _clamp(x, low, high):
   for bound in (low, high):
     if isinstance(bound, torch.Tensor):
       dtype = torch.promote_types(dtype, bound.dtype)
-  v = _ir.convert(xt_of(x), code_of(dtype))
+  code = code_of(dtype)
+  v = _ir.convert(xt_of(x), code)
   device = x.device.index
+
+  def bound_value(bound):
+    b = xt_of(bound) if isinstance(bound, XlaTensor) else scalar(
+        bound, code, device)
+    return _ir.broadcast_to(_ir.convert(b, code), v.dims)
+
   if low is not None:
-    lo = xt_of(low) if isinstance(low, XlaTensor) else scalar(
-        low, code_of(dtype), device)
-    v = _ir.binary("maximum", v, _ir.broadcast_to(_ir.convert(lo, code_of(dtype)), v.dims))
+    v = _ir.binary("maximum", v, bound_value(low))
   if high is not None:
-    hi = xt_of(high) if isinstance(high, XlaTensor) else scalar(
-        high, code_of(dtype), device)
-    v = _ir.binary("minimum", v, _ir.broadcast_to(_ir.convert(hi, code_of(dtype)), v.dims))
+    v = _ir.binary("minimum", v, bound_value(high))
   return wrap(v)
 
 

@@ -364,8 +364,9 @@ def _index_add_value(x, dim, index, source, alpha):
   d, n, idx = _dim_index(x, dim, index, "index_add_()")
   if source.dtype != x.dtype:
     raise RuntimeError(
-        f"index_add_(): self ({_dtypes.scalar_type_name(x.dtype)}) and source "
-        f"({_dtypes.scalar_type_name(source.dtype)}) must have the same scalar type")
+        f"index_add_(): self ({_dtypes.scalar_type_name(x.dtype)}) and "
+        f"source ({_dtypes.scalar_type_name(source.dtype)}) must have the "
+        f"same scalar type")
   src = _dim_source(x, d, n, source, "index_add_()")
   if alpha != 1:
     src = _ir.binary(

@@ -96,21 +96,25 @@ struct Operand {
 };
 
 Operand ToOperand(py::handle object) {
-  if (py::isinstance<XlaTensor>(object))
+  if (py::isinstance<XlaTensor>(object)) {
     return {py::cast<XlaTensorPtr>(object), {}};
-  if (IsNumber(object))
+  }
+  if (IsNumber(object)) {
     return {nullptr, py::reinterpret_borrow<py::object>(object)};
+  }
   TorchTensor tensor;
-  if (ReadTorchTensor(object.ptr(), &tensor))
+  if (ReadTorchTensor(object.ptr(), &tensor)) {
     return {CurrentHandle(tensor), {}};
+  }
   if (py::hasattr(object, "dim") && object.attr("dim")().cast<int64_t>() == 0) {
     return {nullptr, object.attr("item")()};
   }
-  throw std::runtime_error(absl::StrCat(
-      "Expected all tensors to be on the same device, but found at least "
-      "two devices, xla:0 and ",
-      py::str(object.attr("device")).cast<std::string>(),
-      "! Move the tensor with .to('xla') first"));
+  // A cpu tensor: the Python rules' device-mismatch error, worded once.
+  py::module_::import("torch_xla._ops._common")
+      .attr("check_same_device")("", object);
+  throw py::type_error(absl::StrCat(
+      "expected an 'xla' tensor or a number, got ",
+      py::str(py::type::handle_of(object)).cast<std::string>()));
 }
 
 }  // namespace
