@@ -121,13 +121,9 @@ def wrap_view(xt, base: XlaTensor, forward, inverse, strides=None,
   return t
 
 
-def refresh(t: XlaTensor):
-  """Re-derives a view whose root changed since; returns its handle."""
-  return _XLAC._view_refresh(t._xt, t._view)
-
-
 def xt_of(t):
-  """The up-to-date C++ handle of an 'xla' tensor."""
+  """The up-to-date C++ handle of an 'xla' tensor (a view whose root changed
+  since is re-derived first)."""
   if t._view is not None:
     return _XLAC._view_refresh(t._xt, t._view)
   return t._xt

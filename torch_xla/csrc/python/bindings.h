@@ -24,6 +24,13 @@ void InitFastRuleBindings(pybind11::module_& m);
 XlaTensorPtr ToXlaTensor(pybind11::handle object);
 std::vector<XlaTensorPtr> ToXlaTensors(const pybind11::iterable& objects);
 
+// A DType code from Python; ValueError for an unknown one.
+DType ToDType(int code);
+
+// A Python number as its scalar parameter of `dtype` (shared by equal
+// numbers: the leaf `_XLAC._scalar` and the elementwise paths use).
+Value ScalarValue(pybind11::handle number, DType dtype, int device);
+
 // Elementwise operands (tensors, Python numbers, cpu 0-dim tensors) as
 // values of `dtype` broadcast to one shape; `device` is the tensors' device.
 std::vector<Value> ResolveOperands(const pybind11::sequence& objects,

@@ -157,17 +157,9 @@ std::vector<Value> ResolveOperands(const py::sequence& objects, DType dtype,
   return values;
 }
 
-namespace {
-
-DType ToDType(int code) {
-  if (code < 0 || code >= kNumDTypes) {
-    throw std::invalid_argument("unknown element type code " +
-                                std::to_string(code));
-  }
-  return static_cast<DType>(code);
+Value ScalarValue(py::handle number, DType dtype, int device) {
+  return Scalars().Get(number, dtype, device);
 }
-
-}  // namespace
 
 void InitElementwiseBindings(py::module_& m) {
   m.def(

@@ -678,9 +678,7 @@ py::object MaskedFill(PyObject* const* args, Py_ssize_t nargs) {
   const Shape& shape = x.handle->shape();
   if (PyFloat_CheckExact(args[2]) && !IsFloat(shape.dtype)) return {};
   if (BroadcastShape({&shape, &mask.handle->shape()}) != shape.dims) return {};
-  int device = 0;
-  py::tuple operands = py::make_tuple(py::handle(args[2]));
-  Value fill = ResolveOperands(operands, shape.dtype, &device)[0];
+  Value fill = ScalarValue(args[2], shape.dtype, x.handle->device());
   Value m = BroadcastTo(CurrentValue(mask), shape.dims);
   return WrapValue(
       Value(ValueOrThrow(MakeNode(
@@ -727,13 +725,11 @@ py::object SliceBackward(PyObject* const* args, Py_ssize_t nargs) {
       grad);
 }
 
-// A Python number as the scalar parameter of `dtype` (the one the Python
-// rules' `_common.scalar` gives), broadcast to `dims`.
-Value NumberAs(PyObject* number, DType dtype,
-               const std::vector<int64_t>& dims) {
-  int device = 0;
-  py::tuple operand = py::make_tuple(py::handle(number));
-  return BroadcastTo(ResolveOperands(operand, dtype, &device)[0], dims);
+// A Python number as the scalar parameter of `dtype` on `like`'s device
+// (what the Python rules' `_common.scalar` gives), broadcast to its shape.
+Value NumberAs(PyObject* number, DType dtype, const TorchTensor& like) {
+  return BroadcastTo(ScalarValue(number, dtype, like.handle->device()),
+                     like.handle->shape().dims);
 }
 
 bool IsNumber(PyObject* object) {
@@ -782,7 +778,7 @@ py::object LerpInPlace(PyObject* const* args, Py_ssize_t nargs) {
   Value s = Convert(CurrentValue(t[0]), acc);
   Value e = Convert(CurrentValue(t[1]), acc);
   Value diff = Binary(OpKind::kSubtract, e, s);
-  Value w = NumberAs(args[2], acc, shape.dims);
+  Value w = NumberAs(args[2], acc, t[0]);
   Value out = std::abs(weight) < 0.5
                   ? Binary(OpKind::kAdd, s, Binary(OpKind::kMultiply, w, diff))
                   : Binary(OpKind::kSubtract, e,
@@ -809,7 +805,7 @@ py::object AddcInPlace(PyObject* const* args, Py_ssize_t nargs,
   const DType acc = AccumulationType(shape.dtype);
   Value term = Convert(CurrentValue(t[1]), acc);
   if (value != nullptr && PyFloat_AsDouble(value) != 1.0) {
-    term = Binary(OpKind::kMultiply, NumberAs(value, acc, shape.dims), term);
+    term = Binary(OpKind::kMultiply, NumberAs(value, acc, t[0]), term);
   }
   term = Binary(kKind, term, Convert(CurrentValue(t[2]), acc));
   Value out = Binary(OpKind::kAdd, Convert(CurrentValue(t[0]), acc), term);

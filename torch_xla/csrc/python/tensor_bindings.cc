@@ -23,7 +23,6 @@
 namespace py = pybind11;
 
 namespace torch_xla::python {
-namespace {
 
 DType ToDType(int code) {
   if (code < 0 || code >= kNumDTypes) {
@@ -32,8 +31,6 @@ DType ToDType(int code) {
   }
   return static_cast<DType>(code);
 }
-
-}  // namespace
 
 XlaTensorPtr ToXlaTensor(py::handle object) {
   if (py::isinstance<XlaTensor>(object)) {
