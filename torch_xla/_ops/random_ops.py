@@ -73,6 +73,11 @@ _GEOMETRIC_CODES = _ir.FLOAT_CODES | {_ir.S64, _ir.S32, _ir.S16, _ir.S8,
 
 _seed_buffer = torch.empty((), dtype=torch.int64)
 
+# Set while a loop body is traced (torch_xla/experimental/_staging.py): a
+# function device -> seed handle that derives a seed per iteration in the
+# graph, so each iteration draws different numbers from one compiled body.
+seed_source = None
+
 
 def draw_seed(generator=None) -> int:
   """A fresh seed from the CPU generator (PyTorch's default one unless a
@@ -87,9 +92,12 @@ def draw_seed(generator=None) -> int:
 
 def random_bits(shape, code, device, generator=None):
   """A handle of random u32 or u64 `code` bits of `shape`."""
-  # Not _common.scalar: that cache is for values that repeat; every seed
-  # is new. It is still a parameter, never a literal.
-  seed = _XLAC._tensor_scalar_int(draw_seed(generator), _ir.U64, device)
+  if seed_source is not None:
+    seed = seed_source(device)
+  else:
+    # Not _common.scalar: that cache is for values that repeat; every seed
+    # is new. It is still a parameter, never a literal.
+    seed = _XLAC._tensor_scalar_int(draw_seed(generator), _ir.U64, device)
   state = _ir.concatenate(
       [_ir.reshape(seed, [1]), literal(_STREAM, _ir.U64, [1], device)], 0)
   _, bits = _ir._op_multi(_ir.K["rng_bit_generator"], [state], {

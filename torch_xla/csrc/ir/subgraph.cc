@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "torch_xla/csrc/ir/builder.h"
 #include "torch_xla/csrc/ir/graph_hash.h"
+#include "torch_xla/csrc/ir/graph_rewrite.h"
 #include "torch_xla/csrc/ir/status_macros.h"
 
 namespace torch_xla {
@@ -89,36 +90,11 @@ absl::StatusOr<SubGraphPtr> SubGraph::CreateFromDataLeaves(
     params.push_back(std::move(p));
   }
 
-  // Rebuild, bottom-up, only the nodes that depend on a replaced leaf.
-  PostOrder order = ComputePostOrder(results);
-  absl::flat_hash_map<const Node*, NodePtr> replaced;
-  for (const Node* node : order.nodes) {
-    if (node->kind() == OpKind::kDeviceData) {
-      auto it = param_of_data.find(node->data()->id());
-      if (it != param_of_data.end()) replaced[node] = params[it->second];
-      continue;  // unknown leaves are reported by Create
-    }
-    bool changed = false;
-    for (const Value& v : node->operands()) {
-      changed |= replaced.contains(v.node.get());
-    }
-    if (!changed) continue;
-    std::vector<Value> operands;
-    operands.reserve(node->num_operands());
-    for (const Value& v : node->operands()) {
-      auto it = replaced.find(v.node.get());
-      operands.emplace_back(it == replaced.end() ? v.node : it->second,
-                            v.index);
-    }
-    // Same kinds, attributes and operand shapes: the shapes still hold.
-    replaced[node] = NodeFactory::Create(node->kind(), std::move(operands),
-                                         node->shapes(), node->attrs(),
-                                         node->data());
+  Replacements replacements;
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    replacements.AddData(parameters[i]->id(), params[i]);
   }
-  for (Value& r : results) {
-    auto it = replaced.find(r.node.get());
-    if (it != replaced.end()) r.node = it->second;
-  }
+  results = ReplaceValues(results, replacements);
   return Create(std::move(params), std::move(results));
 }
 

@@ -12,4 +12,5 @@ PYBIND11_MODULE(_XLAC, m) {
   torch_xla::python::InitLoweringBindings(m);
   torch_xla::python::InitViewBindings(m);
   torch_xla::python::InitFastRuleBindings(m);
+  torch_xla::python::InitStagingBindings(m);
 }

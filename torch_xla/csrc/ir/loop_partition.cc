@@ -1,0 +1,202 @@
+#include "torch_xla/csrc/ir/loop_partition.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "torch_xla/csrc/ir/graph_hash.h"
+#include "torch_xla/csrc/ir/graph_walk.h"
+
+namespace torch_xla {
+namespace {
+
+using ValueKey = std::pair<const Node*, int>;
+
+// Per node of `order`: whether it reaches a leaf whose data id is in `ids`.
+std::vector<char> DependsOn(const PostOrder& order, const DataIdSet& ids) {
+  std::vector<char> depends(order.nodes.size(), 0);
+  for (size_t i = 0; i < order.nodes.size(); ++i) {
+    const Node* node = order.nodes[i];
+    if (node->data() != nullptr) {
+      depends[i] = ids.contains(node->data()->id());
+      continue;
+    }
+    for (const Value& v : node->operands()) {
+      if (depends[order.PositionOf(v.node.get())]) {
+        depends[i] = 1;
+        break;
+      }
+    }
+  }
+  return depends;
+}
+
+// Ops whose results are cheaper to recompute than to keep (elementwise,
+// shapes, data movement); the rest are saved when rematerializing.
+bool CheapToRecompute(const Node& node) {
+  switch (node.kind()) {
+    case OpKind::kDeviceData:
+    case OpKind::kParameter:
+    case OpKind::kDotGeneral:
+    case OpKind::kReduce:
+    case OpKind::kGather:
+    case OpKind::kScatter:
+    case OpKind::kRngBitGenerator:
+    case OpKind::kWhile:
+    case OpKind::kOptimizationBarrier:
+      return false;
+    default:
+      return true;
+  }
+}
+
+// Sorts values by walk position (then result index) and drops repeats.
+void SortByWalk(const PostOrder& order, std::vector<Value>* values) {
+  auto key = [&](const Value& v) {
+    return std::make_pair(order.PositionOf(v.node.get()), v.index);
+  };
+  std::sort(values->begin(), values->end(),
+            [&](const Value& a, const Value& b) { return key(a) < key(b); });
+  values->erase(std::unique(values->begin(), values->end()), values->end());
+}
+
+}  // namespace
+
+std::vector<Value> LoopInvariants(absl::Span<const Value> roots,
+                                  const DataIdSet& variables) {
+  PostOrder order = ComputePostOrder(roots);
+  std::vector<char> depends = DependsOn(order, variables);
+  // Needs a leaf that must come from outside the body.
+  std::vector<char> external(order.nodes.size(), 0);
+  for (size_t i = 0; i < order.nodes.size(); ++i) {
+    const Node* node = order.nodes[i];
+    if (node->data() != nullptr) {
+      external[i] = !depends[i] && node->data()->kind() != DataKind::kHost;
+      continue;
+    }
+    for (const Value& v : node->operands()) {
+      external[i] |= external[order.PositionOf(v.node.get())];
+    }
+  }
+  std::vector<Value> out;
+  absl::flat_hash_set<ValueKey> seen;
+  auto consider = [&](const Value& v) {
+    int64_t p = order.PositionOf(v.node.get());
+    if (!depends[p] && external[p] && seen.insert({v.node.get(), v.index}).second) {
+      out.push_back(v);
+    }
+  };
+  for (size_t i = 0; i < order.nodes.size(); ++i) {
+    if (!depends[i]) continue;
+    for (const Value& v : order.nodes[i]->operands()) consider(v);
+  }
+  for (const Value& r : roots) consider(r);
+  return out;
+}
+
+std::vector<Value> SavedForBackward(absl::Span<const Value> backward_roots,
+                                    const DataIdSet& primals,
+                                    const DataIdSet& tangents,
+                                    bool rematerialize) {
+  PostOrder order = ComputePostOrder(backward_roots);
+  std::vector<char> primal = DependsOn(order, primals);
+  std::vector<char> tangent = DependsOn(order, tangents);
+  auto forward_value = [&](const Value& v) {
+    int64_t p = order.PositionOf(v.node.get());
+    return primal[p] && !tangent[p];
+  };
+  std::vector<Value> needed;
+  for (size_t i = 0; i < order.nodes.size(); ++i) {
+    if (!tangent[i]) continue;
+    for (const Value& v : order.nodes[i]->operands()) {
+      if (forward_value(v)) needed.push_back(v);
+    }
+  }
+  for (const Value& r : backward_roots) {
+    if (forward_value(r)) needed.push_back(r);
+  }
+  if (!rematerialize) {
+    SortByWalk(order, &needed);
+    return needed;
+  }
+  // Walk down from what the backward reads: recompute cheap values from
+  // their operands, save the rest.
+  std::vector<Value> saved;
+  absl::flat_hash_set<ValueKey> visited;
+  while (!needed.empty()) {
+    Value v = std::move(needed.back());
+    needed.pop_back();
+    if (!visited.insert({v.node.get(), v.index}).second) continue;
+    if (!CheapToRecompute(*v.node)) {
+      saved.push_back(std::move(v));
+      continue;
+    }
+    for (const Value& u : v.node->operands()) {
+      if (forward_value(u)) needed.push_back(u);
+    }
+  }
+  SortByWalk(order, &saved);
+  return saved;
+}
+
+uint64_t TraceKey(absl::Span<const Value> roots,
+                  absl::Span<const int64_t> variables) {
+  PostOrder order = ComputePostOrder(roots);
+  absl::flat_hash_map<int64_t, int64_t> variable_index;
+  for (size_t i = 0; i < variables.size(); ++i) {
+    variable_index.emplace(variables[i], static_cast<int64_t>(i));
+  }
+  HashBuilder h(GraphHash(order, roots));
+  for (const Node* node : order.nodes) {
+    if (node->data() == nullptr) continue;
+    auto it = variable_index.find(node->data()->id());
+    h.Add(static_cast<uint64_t>(node->data()->kind()));
+    h.Add(it == variable_index.end() ? 0 : static_cast<uint64_t>(it->second + 1));
+  }
+  return h.value();
+}
+
+absl::StatusOr<std::vector<std::pair<int64_t, int>>> WalkPositions(
+    absl::Span<const Value> roots, absl::Span<const Value> values) {
+  PostOrder order = ComputePostOrder(roots);
+  std::vector<std::pair<int64_t, int>> positions;
+  positions.reserve(values.size());
+  for (const Value& v : values) {
+    int64_t p = order.PositionOf(v.node.get());
+    if (p < 0) {
+      return absl::NotFoundError(absl::StrCat(
+          v.node->ToString(), " is not part of the traced computation"));
+    }
+    positions.emplace_back(p, v.index);
+  }
+  return positions;
+}
+
+absl::StatusOr<std::vector<Value>> ValuesAtWalkPositions(
+    absl::Span<const Value> roots,
+    absl::Span<const std::pair<int64_t, int>> positions) {
+  PostOrder order = ComputePostOrder(roots);
+  // Owning pointers for the walk's raw ones: every node is a root or some
+  // node's operand.
+  absl::flat_hash_map<const Node*, NodePtr> owner;
+  for (const Value& r : roots) owner.emplace(r.node.get(), r.node);
+  for (const Node* node : order.nodes) {
+    for (const Value& v : node->operands()) owner.emplace(v.node.get(), v.node);
+  }
+  std::vector<Value> out;
+  out.reserve(positions.size());
+  for (const auto& [p, index] : positions) {
+    if (p < 0 || p >= static_cast<int64_t>(order.nodes.size()) ||
+        index < 0 ||
+        static_cast<size_t>(index) >= order.nodes[p]->num_outputs()) {
+      return absl::OutOfRangeError(absl::StrCat(
+          "walk position (", p, ", ", index, ") is outside a graph of ",
+          order.nodes.size(), " nodes"));
+    }
+    out.emplace_back(owner.at(order.nodes[p]), index);
+  }
+  return out;
+}
+
+}  // namespace torch_xla

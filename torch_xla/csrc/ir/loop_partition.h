@@ -1,0 +1,65 @@
+#ifndef TORCH_XLA_CSRC_IR_LOOP_PARTITION_H_
+#define TORCH_XLA_CSRC_IR_LOOP_PARTITION_H_
+
+// Cutting a traced loop body out of the graph it was traced in.
+//
+// A body (scan's fn, a layer, a train step) is traced once on placeholders,
+// its *variables*: the per-iteration inputs (carry, slices of xs, incoming
+// gradients). Everything the traced values use that depends on no variable
+// is the same in every iteration: those values become loop-invariant inputs
+// of the While (computed once, outside). For the backward loop, the forward
+// values that the backward graph reads are the *residuals* the forward loop
+// saves per iteration. Data ids identify variables (placeholders' data).
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "torch_xla/csrc/ir/node.h"
+
+namespace torch_xla {
+
+using DataIdSet = absl::flat_hash_set<int64_t>;
+
+// The values that the body must receive from outside: each depends on no
+// variable, needs some data leaf (device data or a placeholder that is not
+// a variable; host data does not count: it becomes constants), and is used
+// by a variable-dependent node or is itself a root. Data-free values
+// (constants, iota) stay in the body. In walk order, each once.
+std::vector<Value> LoopInvariants(absl::Span<const Value> roots,
+                                  const DataIdSet& variables);
+
+// The forward values the backward graph `backward_roots` reads: values that
+// depend on a primal variable and on no tangent (incoming gradient), used by
+// a tangent-dependent node or returned directly. With `rematerialize`, cheap
+// values (elementwise, shape and data-movement ops) are recomputed in the
+// backward graph from their operands instead of saved, so only the outputs
+// of expensive ops (dot_general, reduce, gather, scatter, rng, while) and
+// primal variables are saved. In walk order, each once.
+std::vector<Value> SavedForBackward(absl::Span<const Value> backward_roots,
+                                    const DataIdSet& primals,
+                                    const DataIdSet& tangents,
+                                    bool rematerialize);
+
+// A structural key of a traced body: the graph hash of `roots` plus which
+// leaves are which of `variables` (in order). Two traces with equal keys are
+// the same computation of the same variables over same-shaped other data.
+uint64_t TraceKey(absl::Span<const Value> roots,
+                  absl::Span<const int64_t> variables);
+
+// Positions of `values` in the walk of `roots`, as (node position, result
+// index): stable across traces with equal TraceKey. Fails for a value not in
+// the walk.
+absl::StatusOr<std::vector<std::pair<int64_t, int>>> WalkPositions(
+    absl::Span<const Value> roots, absl::Span<const Value> values);
+// The values at those positions in the walk of (another trace's) `roots`.
+absl::StatusOr<std::vector<Value>> ValuesAtWalkPositions(
+    absl::Span<const Value> roots,
+    absl::Span<const std::pair<int64_t, int>> positions);
+
+}  // namespace torch_xla
+
+#endif  // TORCH_XLA_CSRC_IR_LOOP_PARTITION_H_

@@ -1,0 +1,195 @@
+// _XLAC functions for staging traced loop bodies out into While loops
+// (torch_xla/experimental: scan, scan_layers, gradient_accumulation): graph
+// rewrites, the invariant/residual analysis, sub-graphs and the while node.
+// Tensors in and out are C++ handles (or objects carrying one in `_xt`);
+// variables are named by the data ids their placeholders had when traced.
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pybind11/pybind11.h"
+#include "pybind11/stl.h"
+#include "torch_xla/csrc/ir/builder.h"
+#include "torch_xla/csrc/ir/graph_rewrite.h"
+#include "torch_xla/csrc/ir/loop_partition.h"
+#include "torch_xla/csrc/ir/subgraph.h"
+#include "torch_xla/csrc/python/bindings.h"
+#include "torch_xla/csrc/python/status_conversion.h"
+#include "torch_xla/csrc/tensor/host_constants.h"
+#include "torch_xla/csrc/tensor/xla_tensor.h"
+
+namespace py = pybind11;
+
+namespace torch_xla::python {
+namespace {
+
+struct Values {
+  std::vector<Value> values;
+  int device = 0;
+};
+
+Values ToValues(const py::iterable& tensors) {
+  Values out;
+  bool first = true;
+  for (const XlaTensorPtr& t : ToXlaTensors(tensors)) {
+    out.values.push_back(ValueOrThrow(t->GetIrValue()));
+    if (first) out.device = t->device();
+    first = false;
+  }
+  return out;
+}
+
+std::vector<XlaTensorPtr> ToTensors(const std::vector<Value>& values,
+                                    int device) {
+  std::vector<XlaTensorPtr> out;
+  out.reserve(values.size());
+  for (const Value& v : values) out.push_back(XlaTensor::FromIr(v, device));
+  return out;
+}
+
+// Python's handle on an immutable sub-graph (pybind11 cannot hold a
+// shared_ptr to const).
+struct PySubGraph {
+  SubGraphPtr graph;
+};
+
+DataIdSet ToIdSet(const std::vector<int64_t>& ids) {
+  return DataIdSet(ids.begin(), ids.end());
+}
+
+}  // namespace
+
+void InitStagingBindings(py::module_& m) {
+  py::class_<PySubGraph>(m, "SubGraph")
+      .def_property_readonly(
+          "signature",
+          [](const PySubGraph& g) { return g.graph->SignatureString(); })
+      .def_property_readonly("hash",
+                             [](const PySubGraph& g) { return g.graph->hash(); })
+      .def("__repr__", [](const PySubGraph& g) {
+        return "SubGraph" + g.graph->SignatureString();
+      });
+
+  m.def(
+      "_subgraph",
+      [](const py::iterable& parameters, const py::iterable& results) {
+        std::vector<DataPtr> data;
+        for (const XlaTensorPtr& p : ToXlaTensors(parameters)) {
+          if (p->data() == nullptr || p->data()->kind() != DataKind::kPlaceholder) {
+            throw std::invalid_argument(
+                "_subgraph: parameters must be placeholder tensors, got " +
+                p->DebugString());
+          }
+          data.push_back(p->data());
+        }
+        std::vector<Value> values = InlineHostData(ToValues(results).values);
+        return PySubGraph{ValueOrThrow(
+            SubGraph::CreateFromDataLeaves(data, std::move(values)))};
+      },
+      py::arg("parameters"), py::arg("results"),
+      "A closed sub-graph of `results` whose parameters are these "
+      "placeholders (host scalars and fills become constants).");
+  m.def(
+      "_while",
+      [](const PySubGraph& cond, const PySubGraph& body,
+         const py::iterable& operands) {
+        Values in = ToValues(operands);
+        NodePtr node = ValueOrThrow(
+            MakeNode(OpKind::kWhile, std::move(in.values),
+                     Attrs().Set("cond", cond.graph).Set("body", body.graph)));
+        std::vector<Value> results;
+        for (size_t i = 0; i < node->num_outputs(); ++i) {
+          results.emplace_back(node, static_cast<int>(i));
+        }
+        return ToTensors(results, in.device);
+      },
+      py::arg("cond"), py::arg("body"), py::arg("operands"),
+      "A while loop over the carried `operands`; a tensor per result.");
+  m.def(
+      "_replace",
+      [](const py::iterable& roots, const py::list& from,
+         const py::iterable& to) {
+        Values r = ToValues(roots), t = ToValues(to);
+        if (from.size() != t.values.size()) {
+          throw std::invalid_argument(
+              "_replace: `from` and `to` differ in length");
+        }
+        Replacements replacements;
+        for (size_t i = 0; i < from.size(); ++i) {
+          if (py::isinstance<py::int_>(from[i])) {
+            replacements.AddData(from[i].cast<int64_t>(), t.values[i]);
+          } else {
+            ThrowIfError(replacements.Add(
+                ValueOrThrow(ToXlaTensor(from[i])->GetIrValue()),
+                t.values[i]));
+          }
+        }
+        return ToTensors(ReplaceValues(r.values, replacements), r.device);
+      },
+      py::arg("roots"), py::arg("from"), py::arg("to"),
+      "The values of `roots` with each value of `from` (a tensor, or an int: "
+      "every leaf of the data with that id) replaced by the one of `to` at "
+      "the same position.");
+  m.def(
+      "_inline_host_data",
+      [](const py::iterable& roots) {
+        Values r = ToValues(roots);
+        return ToTensors(InlineHostData(r.values), r.device);
+      },
+      "The values of `roots` with host scalars and fills as constants.");
+  m.def(
+      "_leaf_data_id",
+      [](py::handle tensor) -> int64_t {
+        XlaTensorPtr t = ToXlaTensor(tensor);
+        if (t->data() != nullptr) return t->data()->id();
+        const Value& v = t->ir_value();
+        return v && v.node->data() != nullptr ? v.node->data()->id() : -1;
+      },
+      "The id of the data a tensor's value is a leaf of (-1: none).");
+  m.def(
+      "_loop_invariants",
+      [](const py::iterable& roots, const std::vector<int64_t>& variables) {
+        Values r = ToValues(roots);
+        return ToTensors(LoopInvariants(r.values, ToIdSet(variables)),
+                         r.device);
+      },
+      py::arg("roots"), py::arg("variables"));
+  m.def(
+      "_saved_for_backward",
+      [](const py::iterable& roots, const std::vector<int64_t>& primals,
+         const std::vector<int64_t>& tangents, bool rematerialize) {
+        Values r = ToValues(roots);
+        return ToTensors(SavedForBackward(r.values, ToIdSet(primals),
+                                          ToIdSet(tangents), rematerialize),
+                         r.device);
+      },
+      py::arg("roots"), py::arg("primals"), py::arg("tangents"),
+      py::arg("rematerialize"));
+  m.def(
+      "_trace_key",
+      [](const py::iterable& roots, const std::vector<int64_t>& variables) {
+        return TraceKey(ToValues(roots).values, variables);
+      },
+      py::arg("roots"), py::arg("variables"));
+  m.def(
+      "_walk_positions",
+      [](const py::iterable& roots, const py::iterable& values) {
+        return ValueOrThrow(
+            WalkPositions(ToValues(roots).values, ToValues(values).values));
+      },
+      py::arg("roots"), py::arg("values"));
+  m.def(
+      "_values_at_walk_positions",
+      [](const py::iterable& roots,
+         const std::vector<std::pair<int64_t, int>>& positions) {
+        Values r = ToValues(roots);
+        return ToTensors(ValueOrThrow(ValuesAtWalkPositions(r.values,
+                                                            positions)),
+                         r.device);
+      },
+      py::arg("roots"), py::arg("positions"));
+}
+
+}  // namespace torch_xla::python
