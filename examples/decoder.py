@@ -88,7 +88,15 @@ class FeedForward(nn.Module):
     return self.w2(F.silu(self.w1(x)) * self.w3(x))
 
 
+def causal_mask(seq: int, device):
+  """True above the diagonal: positions a token must not attend to."""
+  return torch.ones(seq, seq, dtype=torch.bool, device=device).triu(1)
+
+
 class DecoderLayer(nn.Module):
+  """One block. Called as layer(x) it uses its own rotary tables and a
+  causal mask (the form scan_layers needs); the tables and mask can also be
+  passed in."""
 
   def __init__(self, config: DecoderConfig):
     super().__init__()
@@ -96,34 +104,43 @@ class DecoderLayer(nn.Module):
     self.attention = Attention(config)
     self.ffn_norm = RMSNorm(config.dim, config.norm_eps)
     self.feed_forward = FeedForward(config)
+    cos, sin = rotary_tables(config.dim // config.num_heads,
+                             config.max_seq_len, config.rope_theta)
+    self.register_buffer("cos", cos, persistent=False)
+    self.register_buffer("sin", sin, persistent=False)
 
-  def forward(self, x, cos, sin, mask):
+  def forward(self, x, cos=None, sin=None, mask=None):
+    seq = x.shape[1]
+    if cos is None:
+      cos, sin = self.cos[:seq], self.sin[:seq]
+    if mask is None:
+      mask = causal_mask(seq, x.device)
     x = x + self.attention(self.attention_norm(x), cos, sin, mask)
     return x + self.feed_forward(self.ffn_norm(x))
 
 
 class Decoder(nn.Module):
+  """With `scan=True` the layers run as one loop (scan_layers): traced
+  and compiled once whatever the depth, with the same results."""
 
-  def __init__(self, config: DecoderConfig):
+  def __init__(self, config: DecoderConfig, scan: bool = False):
     super().__init__()
     self.config = config
+    self.scan = scan
     self.embedding = nn.Embedding(config.vocab_size, config.dim)
     self.layers = nn.ModuleList(
         DecoderLayer(config) for _ in range(config.num_layers))
     self.norm = RMSNorm(config.dim, config.norm_eps)
     self.output = nn.Linear(config.dim, config.vocab_size, bias=False)
-    head_dim = config.dim // config.num_heads
-    cos, sin = rotary_tables(head_dim, config.max_seq_len, config.rope_theta)
-    self.register_buffer("cos", cos, persistent=False)
-    self.register_buffer("sin", sin, persistent=False)
 
   def forward(self, tokens):
-    seq = tokens.shape[1]
     x = self.embedding(tokens)
-    cos, sin = self.cos[:seq], self.sin[:seq]
-    mask = torch.ones(seq, seq, dtype=torch.bool, device=tokens.device).triu(1)
-    for layer in self.layers:
-      x = layer(x, cos, sin, mask)
+    if self.scan:
+      from torch_xla.experimental.scan_layers import scan_layers
+      x = scan_layers(self.layers, x)
+    else:
+      for layer in self.layers:
+        x = layer(x)
     return self.output(self.norm(x))
 
 

@@ -28,6 +28,8 @@ def main():
   parser.add_argument("--batch", type=int, default=8)
   parser.add_argument("--seq", type=int, default=32)
   parser.add_argument("--lr", type=float, default=3e-3)
+  parser.add_argument("--scan", action="store_true",
+                      help="run the layers as one loop (scan_layers)")
   args = parser.parse_args()
 
   devices = torch_xla._XLAC._runtime.devices()
@@ -37,10 +39,11 @@ def main():
 
   torch.manual_seed(0)
   config = DecoderConfig()
-  model = Decoder(config).to(device)
+  model = Decoder(config, scan=args.scan).to(device)
   optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
   parameters = sum(p.numel() for p in model.parameters())
-  print(f"decoder: {config.num_layers} layers, dim {config.dim}, "
+  print(f"decoder: {config.num_layers} layers"
+        f"{' (scan_layers)' if args.scan else ''}, dim {config.dim}, "
         f"{parameters / 1e3:.0f}K parameters, on {device}")
 
   met.clear_all()

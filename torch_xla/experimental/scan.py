@@ -458,12 +458,14 @@ class Scan(torch.autograd.Function):
     xs = [xt_of(t) for t in inputs[num_init:num_init + num_xs]]
     carry, ys, saved = staged.run_forward(init, xs, invariants, seed)
     from torch_xla import _XLAC
-    ctx.staged, ctx.invariants, ctx.saved = staged, invariants, saved
-    # The xs values as of now (a later in-place update must not change
+    # Saved as tensors so that autograd frees them after the backward. The
+    # xs are the values as of now (a later in-place update must not change
     # what the backward reads).
-    ctx.xs = [_XLAC._clone(h) if j in staged.aliased_xs else None
-              for j, h in enumerate(xs)]
+    aliased = [_XLAC._clone(xs[j]) for j in staged.aliased_xs]
+    ctx.save_for_backward(*[wrap(h) for h in saved + aliased + invariants])
+    ctx.staged = staged
     ctx.counts = (num_init, num_xs, len(inputs) - num_init - num_xs)
+    ctx.num_saved = (len(saved), len(aliased))
     outputs = [wrap(h) for h in carry + ys]
     ctx.mark_non_differentiable(
         *[o for o, d in zip(outputs, staged.out_diff) if not d])
@@ -475,8 +477,15 @@ class Scan(torch.autograd.Function):
     grads = [None if g is None else xt_of(g) for g in grad_outputs]
     if all(g is None for g in grads):
       return (None,) * (5 + sum(ctx.counts))
-    d_init, d_xs, d_closures = staged.run_backward(grads, ctx.saved, ctx.xs,
-                                                   ctx.invariants)
+    tensors = [xt_of(t) for t in ctx.saved_tensors]
+    num_saved, num_aliased = ctx.num_saved
+    saved = tensors[:num_saved]
+    xs = [None] * ctx.counts[1]
+    for j, h in zip(staged.aliased_xs, tensors[num_saved:]):
+      xs[j] = h
+    invariants = tensors[num_saved + num_aliased:]
+    d_init, d_xs, d_closures = staged.run_backward(grads, saved, xs,
+                                                   invariants)
     num_init, num_xs, _ = ctx.counts
     d_init, d_xs = iter(d_init), iter(d_xs)
     out = [None] * 5

@@ -1,0 +1,111 @@
+"""`scan_layers`: apply a stack of identical layers as one XLA While.
+
+High level design
+-----------------
+The layers' parameters and buffers are stacked along a new leading
+dimension (one `torch.stack` per name, in the graph), and `scan` runs the
+first layer's code over those stacks with `torch.func.functional_call`:
+the layer is traced once, so program size and compile time do not grow
+with depth. Gradients reach the stacks and, through `torch.stack`'s
+backward, every original parameter's `.grad`, so any optimizer works
+unchanged. The function passed to `scan` is kept per first layer, so
+`scan`'s cache recognises the same stack on later steps.
+"""
+
+import weakref
+
+import torch
+
+from torch_xla.experimental.scan import default_partition, scan
+
+_layer_fns = weakref.WeakKeyDictionary()
+
+
+def scan_layers(layers, input_data, partition_fn=default_partition,
+                is_layer_pure=False):
+  """Runs `input_data` through `layers` in order, as one loop.
+
+  Args:
+    layers: a sequence (e.g. nn.ModuleList) of modules with the same
+      parameter and buffer names, shapes and dtypes, each called as
+      `layer(x) -> x'` with `x'` like `x`.
+    input_data: the input of the first layer (a tensor or PyTree of
+      tensors).
+    partition_fn: as in `scan` (`functorch.compile.default_partition` or
+      `min_cut_rematerialization_partition`).
+    is_layer_pure: promise that the layers' code computes the same thing
+      on every call (see `scan`'s `is_fn_pure`).
+
+  Returns:
+    The output of the last layer (`input_data` itself when `layers` is
+    empty).
+
+  Example:
+    layers = nn.ModuleList(nn.Linear(64, 64) for _ in range(8)).to('xla')
+    y = scan_layers(layers, x)
+  """
+  layers = list(layers)
+  if not layers:
+    return input_data
+  first = layers[0]
+  expected = _weights(first)
+  for i, layer in enumerate(layers[1:], 1):
+    _check_like(i, _weights(layer), expected)
+  stacked = ({
+      name: torch.stack([getattr_path(layer, name) for layer in layers])
+      for name in expected[0]
+  }, {
+      name: torch.stack([getattr_path(layer, name) for layer in layers])
+      for name in expected[1]
+  })
+  fn = _layer_fns.get(first)
+  if fn is None:
+    fn = _make_layer_fn(first)
+    _layer_fns[first] = fn
+  output, _ = scan(fn, input_data, stacked, partition_fn=partition_fn,
+                   is_fn_pure=is_layer_pure)
+  return output
+
+
+def _make_layer_fn(first):
+  reference = weakref.ref(first)
+
+  def one_layer(carry, weights):
+    parameters, buffers = weights
+    layer = reference()
+    return torch.func.functional_call(layer, {**parameters, **buffers},
+                                      (carry,)), None
+
+  return one_layer
+
+
+def _weights(layer):
+  """({parameter name: (shape, dtype)}, {buffer name: (shape, dtype)})."""
+  return ({n: (tuple(p.shape), p.dtype) for n, p in layer.named_parameters()},
+          {n: (tuple(b.shape), b.dtype) for n, b in layer.named_buffers()})
+
+
+def _check_like(index, got, expected):
+  for kind, have, want in (("parameter", got[0], expected[0]),
+                           ("buffer", got[1], expected[1])):
+    for name, spec in want.items():
+      if name not in have:
+        raise ValueError(
+            f"scan_layers: layer {index} has no {kind} '{name}' but layer 0 "
+            f"does; all layers must have the same {kind}s")
+      if have[name] != spec:
+        raise ValueError(
+            f"scan_layers: {kind} '{name}' of layer {index} is "
+            f"{have[name][1]} {list(have[name][0])}, but layer 0's is "
+            f"{spec[1]} {list(spec[0])}; all layers must match")
+    for name in have:
+      if name not in want:
+        raise ValueError(
+            f"scan_layers: layer {index} has a {kind} '{name}' that layer 0 "
+            f"lacks; all layers must have the same {kind}s")
+
+
+def getattr_path(module, name):
+  for part in name.split("."):
+    module = getattr(module, part)
+  return module
