@@ -137,14 +137,15 @@ class Loop:
       iteration, in the same order.
     xs: per-iteration Variables, each a slice of a stacked input.
     y_out: per-iteration values stacked into outputs.
-    invariants: values of the trace that the body receives from outside
-      (see _XLAC._loop_invariants); they are inputs of every call.
+    invariants: Variables standing for values the body receives from
+      outside (see _XLAC._loop_invariants); passed to every call.
     index: a Variable standing for the iteration index inside the body.
     reverse: iterate from n-1 down to 0.
   """
 
   def __init__(self, n, device, carry, carry_out, xs, y_out, invariants,
                index=None, reverse=False):
+    carry, xs, invariants = list(carry), list(xs), list(invariants)
     self.n = n
     self.device = device
     self.num_carry = len(carry)
@@ -154,12 +155,12 @@ class Loop:
     carried = [Variable(v.dims, v.code, device) for v in carry]
     stacked = [Variable([n] + v.dims, v.code, device) for v in xs]
     outputs = [Variable([n] + y.dims, y.dtype, device) for y in y_out]
-    passed = [Variable(v.dims, v.dtype, device) for v in invariants]
+    passed = [Variable(v.dims, v.code, device) for v in invariants]
 
     i = counter.handle
     if reverse:
       i = _ir.binary("subtract", const(n - 1, _ir.S64, device), i)
-    sources = [v.id for v in carry] + [v.id for v in xs] + list(invariants)
+    sources = [v.id for v in carry + xs + invariants]
     targets = ([v.handle for v in carried] +
                [slice_at(s.handle, i, device) for s in stacked] +
                [p.handle for p in passed])

@@ -37,7 +37,7 @@ import collections
 import torch
 from torch.utils._pytree import tree_flatten, tree_unflatten
 
-from torch_xla import _ir
+from torch_xla import _XLAC, _ir
 from torch_xla._tensor import XlaTensor, is_xla, wrap, xt_of
 from torch_xla._dtypes import to_code
 from torch_xla.experimental import _staging
@@ -219,22 +219,20 @@ class _Trace:
       self.closures = _staging.outer_grad_leaves(
           self.outputs, self.carry_in + self.x_in, self.mark, "scan's `fn`")
     self.uses_rng = self.seeds.count > 0
-    self.forward = _ir_inline([xt_of(t) for t in self.outputs])
-    self.key = _trace_key(self.forward, self.variable_ids())
+    # What fn reads from outside (computed once per call, outside the
+    # loop) is cut off at placeholders, so the key is independent of how
+    # those tensors were computed.
+    raw = [xt_of(t) for t in self.outputs]
+    self.invariants = _XLAC._loop_invariants(raw, self.variable_ids())
+    self.inputs = [Variable(h.dims, h.dtype, device) for h in self.invariants]
+    self.forward = _XLAC._inline_host_data(
+        _XLAC._replace(raw, self.invariants, [v.handle for v in self.inputs]))
+    self.key = _XLAC._trace_key(
+        self.forward, self.variable_ids() + [v.id for v in self.inputs])
 
   def variable_ids(self):
     return ([v.id for v in self.carry] + [v.id for v in self.xs] +
             [self.seeds.index.id, self.seeds.base.id])
-
-
-def _ir_inline(handles):
-  from torch_xla import _XLAC
-  return _XLAC._inline_host_data(handles)
-
-
-def _trace_key(handles, ids):
-  from torch_xla import _XLAC
-  return _XLAC._trace_key(handles, ids)
 
 
 class _Staged:
@@ -242,7 +240,6 @@ class _Staged:
   needed, a backward loop."""
 
   def __init__(self, trace, n, device, rematerialize):
-    from torch_xla import _XLAC
     self.key = trace.key
     self.uses_rng = trace.uses_rng
     self.unflatten_y = trace.unflatten_y
@@ -278,21 +275,27 @@ class _Staged:
               list(x.shape), to_code(x.dtype), device)
           for g, x in zip(grads, inputs)
       ]
-    primal_ids = trace.variable_ids()
+    # One graph for both: cut the forward's invariants off at the trace's
+    # input placeholders, then make host values constants.
+    inputs = list(trace.inputs)
+    inlined = _XLAC._inline_host_data(
+        _XLAC._replace([xt_of(t) for t in outputs] + backward,
+                       trace.invariants, [v.handle for v in inputs]))
+    forward, backward = inlined[:len(outputs)], inlined[len(outputs):]
+    primal_ids = trace.variable_ids() + [v.id for v in inputs]
     tangent_ids = [v.id for v in tangents]
-    forward_handles = [xt_of(t) for t in outputs]
-    inlined = _XLAC._inline_host_data(forward_handles + backward)
-    forward = inlined[:len(outputs)]
-    backward = inlined[len(outputs):]
-    invariants = _XLAC._loop_invariants(forward + backward,
-                                        primal_ids + tangent_ids)
-    self.num_invariants = len(invariants)
-    self.invariant_meta = [(h.dims, h.dtype) for h in invariants]
-    try:
-      self.positions = _XLAC._walk_positions(forward, invariants)
-    except Exception:  # an invariant only the backward reads: re-stage
-      self.positions = None
-    self.first_invariants = invariants
+    # Outer tensors only the backward reads (rare): inputs too, but then
+    # this staging serves only this call.
+    extra = _XLAC._loop_invariants(backward, primal_ids + tangent_ids)
+    self.reusable = not extra
+    if extra:
+      extra_inputs = [Variable(h.dims, h.dtype, device) for h in extra]
+      backward = _XLAC._replace(backward, extra,
+                                [v.handle for v in extra_inputs])
+      inputs += extra_inputs
+      primal_ids += [v.id for v in extra_inputs]
+    self.first_invariants = list(trace.invariants) + list(extra)
+    self.num_inputs = len(inputs)
 
     # Forward loop: carry (+ the base seed), xs -> ys (+ residuals).
     nc = self.num_carry
@@ -319,7 +322,7 @@ class _Staged:
         stacked.append(r)
     self.saved_shapes = [(h.dims, h.dtype) for h in stacked]
     self.forward = Loop(n, device, carry_vars, carry_out, trace.xs,
-                        list(forward[nc:]) + stacked, invariants,
+                        list(forward[nc:]) + stacked, inputs,
                         index=seeds.index)
     self.backward = None
     if not backward:
@@ -343,7 +346,7 @@ class _Staged:
         n, device, tangent_carry + sums,
         dc + [_ir.binary("add", s.handle, d) for s, d in zip(sums, dw)],
         tangent_y + residual_vars + [trace.xs[j] for j in self.aliased_xs],
-        dx, invariants, index=seeds.index, reverse=True)
+        dx, inputs, index=seeds.index, reverse=True)
 
   def run_forward(self, init, xs, invariants, seed):
     """-> (carry, ys, saved stacks) handles."""
@@ -409,21 +412,20 @@ def _staged_for(fn, flat_init, unflatten_init, flat_xs, unflatten_xs, n,
   entry = _cache.get(key)
   if entry is not None:
     _cache.move_to_end(key)
-    fn_ref, staged = entry
-    if is_fn_pure and staged.num_invariants == 0 and not staged.closure_shapes:
+    staged = entry[1]
+    if is_fn_pure and not staged.num_inputs and not staged.closure_shapes:
       return staged, [], []
   trace = _Trace(fn, flat_init, unflatten_init, flat_xs, unflatten_xs, device,
                  with_grad)
   if entry is not None:
-    staged = entry[1]
-    if (trace.key == staged.key and staged.positions is not None and
+    _XLAC._xla_increment_counter("ScanRetrace", 1)
+    if (staged.reusable and trace.key == staged.key and
         trace.uses_rng == staged.uses_rng and
         [(c.shape, c.dtype) for c in trace.closures] == staged.closure_shapes
         and _diff_pattern(trace) == (staged.out_diff, staged.carry_diff,
                                      staged.x_diff)):
-      invariants = _XLAC._values_at_walk_positions(trace.forward,
-                                                   staged.positions)
-      return staged, invariants, trace.closures
+      return staged, trace.invariants, trace.closures
+  _XLAC._xla_increment_counter("ScanStage", 1)
   staged = _Staged(trace, n, device, rematerialize)
   invariants = staged.first_invariants
   staged.first_invariants = None  # the cache keeps no traced values
@@ -457,7 +459,6 @@ class Scan(torch.autograd.Function):
     init = [xt_of(t) for t in inputs[:num_init]]
     xs = [xt_of(t) for t in inputs[num_init:num_init + num_xs]]
     carry, ys, saved = staged.run_forward(init, xs, invariants, seed)
-    from torch_xla import _XLAC
     # Saved as tensors so that autograd frees them after the backward. The
     # xs are the values as of now (a later in-place update must not change
     # what the backward reads).

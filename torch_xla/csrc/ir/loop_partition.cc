@@ -3,8 +3,6 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/status/status.h"
-#include "absl/strings/str_cat.h"
 #include "torch_xla/csrc/ir/graph_hash.h"
 #include "torch_xla/csrc/ir/graph_walk.h"
 
@@ -67,7 +65,8 @@ std::vector<Value> LoopInvariants(absl::Span<const Value> roots,
                                   const DataIdSet& variables) {
   PostOrder order = ComputePostOrder(roots);
   std::vector<char> depends = DependsOn(order, variables);
-  // Needs a leaf that must come from outside the body.
+  // Must be computed outside the body: needs a leaf from outside, or draws
+  // random numbers (or loops), which must happen once, not per iteration.
   std::vector<char> external(order.nodes.size(), 0);
   for (size_t i = 0; i < order.nodes.size(); ++i) {
     const Node* node = order.nodes[i];
@@ -75,6 +74,8 @@ std::vector<Value> LoopInvariants(absl::Span<const Value> roots,
       external[i] = !depends[i] && node->data()->kind() != DataKind::kHost;
       continue;
     }
+    external[i] = node->kind() == OpKind::kRngBitGenerator ||
+                  node->kind() == OpKind::kWhile;
     for (const Value& v : node->operands()) {
       external[i] |= external[order.PositionOf(v.node.get())];
     }
@@ -155,48 +156,6 @@ uint64_t TraceKey(absl::Span<const Value> roots,
     h.Add(it == variable_index.end() ? 0 : static_cast<uint64_t>(it->second + 1));
   }
   return h.value();
-}
-
-absl::StatusOr<std::vector<std::pair<int64_t, int>>> WalkPositions(
-    absl::Span<const Value> roots, absl::Span<const Value> values) {
-  PostOrder order = ComputePostOrder(roots);
-  std::vector<std::pair<int64_t, int>> positions;
-  positions.reserve(values.size());
-  for (const Value& v : values) {
-    int64_t p = order.PositionOf(v.node.get());
-    if (p < 0) {
-      return absl::NotFoundError(absl::StrCat(
-          v.node->ToString(), " is not part of the traced computation"));
-    }
-    positions.emplace_back(p, v.index);
-  }
-  return positions;
-}
-
-absl::StatusOr<std::vector<Value>> ValuesAtWalkPositions(
-    absl::Span<const Value> roots,
-    absl::Span<const std::pair<int64_t, int>> positions) {
-  PostOrder order = ComputePostOrder(roots);
-  // Owning pointers for the walk's raw ones: every node is a root or some
-  // node's operand.
-  absl::flat_hash_map<const Node*, NodePtr> owner;
-  for (const Value& r : roots) owner.emplace(r.node.get(), r.node);
-  for (const Node* node : order.nodes) {
-    for (const Value& v : node->operands()) owner.emplace(v.node.get(), v.node);
-  }
-  std::vector<Value> out;
-  out.reserve(positions.size());
-  for (const auto& [p, index] : positions) {
-    if (p < 0 || p >= static_cast<int64_t>(order.nodes.size()) ||
-        index < 0 ||
-        static_cast<size_t>(index) >= order.nodes[p]->num_outputs()) {
-      return absl::OutOfRangeError(absl::StrCat(
-          "walk position (", p, ", ", index, ") is outside a graph of ",
-          order.nodes.size(), " nodes"));
-    }
-    out.emplace_back(owner.at(order.nodes[p]), index);
-  }
-  return out;
 }
 
 }  // namespace torch_xla

@@ -12,11 +12,9 @@
 // saves per iteration. Data ids identify variables (placeholders' data).
 
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
-#include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "torch_xla/csrc/ir/node.h"
 
@@ -26,9 +24,10 @@ using DataIdSet = absl::flat_hash_set<int64_t>;
 
 // The values that the body must receive from outside: each depends on no
 // variable, needs some data leaf (device data or a placeholder that is not
-// a variable; host data does not count: it becomes constants), and is used
-// by a variable-dependent node or is itself a root. Data-free values
-// (constants, iota) stay in the body. In walk order, each once.
+// a variable; host data does not count: it becomes constants) or draws
+// random numbers or loops, and is used by a variable-dependent node or is
+// itself a root. Cheap data-free values (constants, iota, host scalars and
+// what is computed from them) stay in the body. In walk order, each once.
 std::vector<Value> LoopInvariants(absl::Span<const Value> roots,
                                   const DataIdSet& variables);
 
@@ -49,16 +48,6 @@ std::vector<Value> SavedForBackward(absl::Span<const Value> backward_roots,
 // the same computation of the same variables over same-shaped other data.
 uint64_t TraceKey(absl::Span<const Value> roots,
                   absl::Span<const int64_t> variables);
-
-// Positions of `values` in the walk of `roots`, as (node position, result
-// index): stable across traces with equal TraceKey. Fails for a value not in
-// the walk.
-absl::StatusOr<std::vector<std::pair<int64_t, int>>> WalkPositions(
-    absl::Span<const Value> roots, absl::Span<const Value> values);
-// The values at those positions in the walk of (another trace's) `roots`.
-absl::StatusOr<std::vector<Value>> ValuesAtWalkPositions(
-    absl::Span<const Value> roots,
-    absl::Span<const std::pair<int64_t, int>> positions);
 
 }  // namespace torch_xla
 

@@ -173,23 +173,6 @@ void InitStagingBindings(py::module_& m) {
         return TraceKey(ToValues(roots).values, variables);
       },
       py::arg("roots"), py::arg("variables"));
-  m.def(
-      "_walk_positions",
-      [](const py::iterable& roots, const py::iterable& values) {
-        return ValueOrThrow(
-            WalkPositions(ToValues(roots).values, ToValues(values).values));
-      },
-      py::arg("roots"), py::arg("values"));
-  m.def(
-      "_values_at_walk_positions",
-      [](const py::iterable& roots,
-         const std::vector<std::pair<int64_t, int>>& positions) {
-        Values r = ToValues(roots);
-        return ToTensors(ValueOrThrow(ValuesAtWalkPositions(r.values,
-                                                            positions)),
-                         r.device);
-      },
-      py::arg("roots"), py::arg("positions"));
 }
 
 }  // namespace torch_xla::python
