@@ -424,3 +424,43 @@ def test_scan_layers_training_loop_compiles_once():
   torch.testing.assert_close(losses["scan"], losses["loop"], atol=1e-5,
                              rtol=1e-5)
   assert losses["scan"][-1] < losses["scan"][0]
+
+
+def test_without_grad_runs_only_the_forward_loop():
+
+  def fn(c, x):
+    return c * x, c.sum()
+
+  xs = torch.randn(4, 3, device=XLA, requires_grad=True)
+  with torch.no_grad():
+    carry, ys = scan(fn, torch.ones(3, device=XLA), xs)
+  assert not carry.requires_grad
+  assert _XLAC._get_xla_tensors_hlo([carry, ys]).count("stablehlo.while") == 1
+  torch.testing.assert_close(carry.cpu(), xs.detach().cpu().prod(0))
+
+
+def test_value_and_grad_partitioned_matches_eager():
+  from torch_xla.experimental.scan import value_and_grad_partitioned
+
+  def fn(c, x):
+    h = torch.tanh(c * x["a"])
+    return h, h.sum()
+
+  init = torch.randn(4)
+  xs = {"a": torch.randn(3, 4)}
+  forward, alias_input, backward = value_and_grad_partitioned(
+      fn, init.to(XLA), {"a": xs["a"].to(XLA).requires_grad_()})
+  carry, (y, partial) = forward(init.to(XLA), {"a": xs["a"][0].to(XLA)})
+  c_e = init.clone().requires_grad_()
+  x_e = xs["a"][0].clone().requires_grad_()
+  h_e, y_e = fn(c_e, {"a": x_e})
+  torch.testing.assert_close(carry.cpu(), h_e.detach())
+  torch.testing.assert_close(y.cpu(), y_e.detach())
+  activations = alias_input(tuple(p.unsqueeze(0) for p in partial),
+                            {"a": xs["a"][:1].to(XLA)})
+  grad_carry, grad_x = backward(
+      torch.ones(4, device=XLA),
+      (torch.tensor(2.0, device=XLA), tuple(a[0] for a in activations)))
+  (h_e.sum() + 2 * y_e).backward()
+  torch.testing.assert_close(grad_carry.cpu(), c_e.grad)
+  torch.testing.assert_close(grad_x["a"].cpu(), x_e.grad)

@@ -138,7 +138,8 @@ def scan(fn, init, xs, partition_fn=default_partition, is_fn_pure=False):
   init_handles = [xt_of(t) for t in flat_init]
   xs_handles = [xt_of(t) for t in flat_xs]
   if staged.backward is None:
-    carry, ys = staged.run_forward(init_handles, xs_handles, invariants, seed)
+    carry, ys, _ = staged.run_forward(init_handles, xs_handles, invariants,
+                                      seed)
     outputs = [wrap(h) for h in carry + ys]
   else:
     outputs = Scan.apply(staged, invariants, seed, len(flat_init),
@@ -155,6 +156,94 @@ def _check_tensor(leaf, what):
   if not is_xla(leaf):
     raise ValueError(f"scan: the leaves of `{what}` must be 'xla' tensors, "
                      f"got one on {leaf.device}; move it with .to('xla')")
+
+
+def value_and_grad_partitioned(fn, init, xs,
+                               partition_fn=default_partition):
+  """Traces `fn` once and returns its forward and backward per iteration,
+  partitioned as `scan` runs them:
+
+    forward(carry, x) -> (new_carry, (y, partial_activations))
+    alias_input(stacked partial_activations, xs) -> stacked activations
+    backward(grad_new_carry, (grad_y, activations)) -> (grad_carry, grad_x)
+
+  `partial_activations` are what the forward saves per iteration, except
+  slices of `xs`, which `alias_input` adds back from `xs` itself.
+  `activations` is a flat tuple (one iteration's slice when passed to
+  `backward`). `grad_carry`/`grad_x` have the structure of `init` and of a
+  slice of `xs`, with None where there is no gradient.
+
+  Args:
+    fn, init, xs, partition_fn: as for `scan`.
+
+  Returns:
+    `(forward, alias_input, backward)`.
+
+  Example:
+    forward, alias_input, backward = value_and_grad_partitioned(fn, c, xs)
+    c1, (y, partial) = forward(c, xs[0])
+  """
+  flat_init, unflatten_init = tree_flatten_none(init)
+  flat_xs, unflatten_xs = tree_flatten_none(xs)
+  if not flat_xs:
+    raise ValueError(f"`xs` {xs} is an empty PyTree.")
+  device = flat_xs[0].device.index
+  trace = _Trace(fn, flat_init, unflatten_init, flat_xs, unflatten_xs, device,
+                 True)
+  staged = _Staged(trace, flat_xs[0].shape[0], device,
+                   _rematerializes(partition_fn))
+  graphs, invariants = staged.graphs, staged.first_invariants
+  inputs = graphs["inputs"]
+  seeds = trace.seeds
+  nc = staged.num_carry
+
+  def bind(values, variables, tensors):
+    handles = [xt_of(t) for t in tensors] + list(invariants) + [
+        _staging.const(0, _ir.S64, device),
+        IterationSeeds.draw_base(device)
+    ]
+    ids = [v.id for v in variables] + [v.id for v in inputs] + [
+        seeds.index.id, seeds.base.id
+    ]
+    return [wrap(h) for h in _XLAC._replace(values, ids, handles)]
+
+  def forward(carry, x):
+    flat = leaves_of(carry) + leaves_of(x)
+    out = bind(graphs["forward"] + graphs["stacked"],
+               trace.carry + trace.xs, flat)
+    ny = len(staged.output_meta) - nc
+    return (unflatten_init(out[:nc]),
+            (staged.unflatten_y(out[nc:nc + ny]), tuple(out[nc + ny:])))
+
+  def alias_input(partial_activations, xs):
+    flat = leaves_of(xs)
+    return tuple(partial_activations[k] if kind == "stack" else flat[k]
+                 for kind, k in staged.saved)
+
+  def backward(grad_new_carry, grad_y_and_activations):
+    if staged.backward is None:
+      raise ValueError("value_and_grad_partitioned: nothing in `fn` needs "
+                       "a gradient (no float input or output requires grad)")
+    grad_y, activations = grad_y_and_activations
+    grads = leaves_of(grad_new_carry) + leaves_of(grad_y)
+    grads = [g for g, d in zip(grads, staged.out_diff) if d]
+    stacked = [a for a, (kind, _) in zip(activations, staged.saved)
+               if kind == "stack"]
+    aliased = [a for a, (kind, _) in zip(activations, staged.saved)
+               if kind == "xs"]
+    x_vars = [trace.xs[j] for kind, j in staged.saved if kind == "xs"]
+    out = iter(bind(graphs["backward"],
+                    graphs["tangents"] + graphs["residual_vars"] + x_vars,
+                    grads + stacked + aliased))
+    grad_carry = [next(out) if d else None for d in staged.carry_diff]
+    grad_x = [next(out) if d else None for d in staged.x_diff]
+    return unflatten_init(grad_carry), unflatten_xs(grad_x)
+
+  return forward, alias_input, backward
+
+
+def leaves_of(tree):
+  return tree_flatten_none(tree)[0]
 
 
 def tree_flatten_none(pytree):
@@ -262,18 +351,18 @@ class _Staged:
           Variable(t.shape, to_code(t.dtype), device)
           for t, d in zip(outputs, self.out_diff) if d
       ]
-      inputs = ([t for t, d in zip(trace.carry_in, self.carry_diff) if d] +
-                [t for t, d in zip(trace.x_in, self.x_diff) if d] +
-                trace.closures)
+      wrt = ([t for t, d in zip(trace.carry_in, self.carry_diff) if d] +
+             [t for t, d in zip(trace.x_in, self.x_diff) if d] +
+             trace.closures)
       with torch.enable_grad():
         grads = torch.autograd.grad(
             [t for t, d in zip(outputs, self.out_diff) if d],
-            inputs, [v.tensor() for v in tangents],
+            wrt, [v.tensor() for v in tangents],
             allow_unused=True)
       backward = [
           xt_of(g) if g is not None else _staging.zeros(
               list(x.shape), to_code(x.dtype), device)
-          for g, x in zip(grads, inputs)
+          for g, x in zip(grads, wrt)
       ]
     # One graph for both: cut the forward's invariants off at the trace's
     # input placeholders, then make host values constants.
@@ -325,6 +414,9 @@ class _Staged:
                         list(forward[nc:]) + stacked, inputs,
                         index=seeds.index)
     self.backward = None
+    # For value_and_grad_partitioned: the per-iteration graphs.
+    self.graphs = dict(trace=trace, inputs=inputs, forward=forward,
+                       stacked=stacked, tangents=tangents)
     if not backward:
       return
 
@@ -334,6 +426,7 @@ class _Staged:
     residual_vars = [Variable(h.dims, h.dtype, device) for h in stacked]
     backward = _XLAC._replace(backward, stacked,
                               [v.handle for v in residual_vars])
+    self.graphs.update(backward=backward, residual_vars=residual_vars)
     num_dc = sum(self.carry_diff)
     num_dx = sum(self.x_diff)
     dc, dx, dw = (backward[:num_dc], backward[num_dc:num_dc + num_dx],
@@ -428,7 +521,7 @@ def _staged_for(fn, flat_init, unflatten_init, flat_xs, unflatten_xs, n,
   _XLAC._xla_increment_counter("ScanStage", 1)
   staged = _Staged(trace, n, device, rematerialize)
   invariants = staged.first_invariants
-  staged.first_invariants = None  # the cache keeps no traced values
+  staged.first_invariants = staged.graphs = None  # no traced values cached
   _cache[key] = (fn, staged)
   while len(_cache) > _CACHE_SIZE:
     _cache.popitem(last=False)
