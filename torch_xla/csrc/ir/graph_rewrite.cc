@@ -32,8 +32,8 @@ const Value* Replacements::Find(const Value& v) const {
   return it == values_.end() ? nullptr : &it->second;
 }
 
-std::vector<Value> ReplaceValues(absl::Span<const Value> roots,
-                                 const Replacements& replacements) {
+absl::StatusOr<std::vector<Value>> ReplaceValues(
+    absl::Span<const Value> roots, const Replacements& replacements) {
   std::vector<Value> out(roots.begin(), roots.end());
   if (replacements.empty()) return out;
   // node -> its rebuilt copy (only nodes with a replaced operand).
@@ -43,12 +43,25 @@ std::vector<Value> ReplaceValues(absl::Span<const Value> roots,
     auto it = rebuilt.find(v.node.get());
     return it == rebuilt.end() ? v : Value(it->second, v.index);
   };
+  // Replacements by data id are not checked when added (the leaf's shape
+  // is not known there): check the ones this graph uses.
+  auto check = [&](const Value& v) -> absl::Status {
+    const Value* to = replacements.Find(v);
+    if (to == nullptr || to->shape() == v.shape()) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot replace the ", v.shape().ToString(), " leaf of data id ",
+        v.node->data()->id(), " by a ", to->shape().ToString(), " value"));
+  };
   PostOrder order = ComputePostOrder(roots);
   for (const Node* node : order.nodes) {
     bool changed = false;
     std::vector<Value> operands;
     operands.reserve(node->num_operands());
     for (const Value& v : node->operands()) {
+      if (v.node->data() != nullptr) {
+        absl::Status status = check(v);
+        if (!status.ok()) return status;
+      }
       operands.push_back(resolve(v));
       changed |= operands.back() != v;
     }
@@ -57,7 +70,13 @@ std::vector<Value> ReplaceValues(absl::Span<const Value> roots,
                                         node->shapes(), node->attrs(),
                                         node->data());
   }
-  for (Value& r : out) r = resolve(r);
+  for (Value& r : out) {
+    if (r.node->data() != nullptr) {
+      absl::Status status = check(r);
+      if (!status.ok()) return status;
+    }
+    r = resolve(r);
+  }
   return out;
 }
 

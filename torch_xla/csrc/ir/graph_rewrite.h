@@ -34,9 +34,10 @@ class Replacements {
 };
 
 // The roots with the replacements applied. Operand shapes are unchanged, so
-// each rebuilt node keeps its kind, attributes and result shapes.
-std::vector<Value> ReplaceValues(absl::Span<const Value> roots,
-                                 const Replacements& replacements);
+// each rebuilt node keeps its kind, attributes and result shapes; a data
+// leaf replaced by a value of another shape is an InvalidArgument error.
+absl::StatusOr<std::vector<Value>> ReplaceValues(
+    absl::Span<const Value> roots, const Replacements& replacements);
 
 }  // namespace torch_xla
 

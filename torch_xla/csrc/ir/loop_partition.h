@@ -46,6 +46,8 @@ std::vector<Value> SavedForBackward(absl::Span<const Value> backward_roots,
 // A structural key of a traced body: the graph hash of `roots` plus which
 // leaves are which of `variables` (in order). Two traces with equal keys are
 // the same computation of the same variables over same-shaped other data.
+// Like the graph hash it ignores data values: compare keys of bodies whose
+// host values were made constants (InlineHostData).
 uint64_t TraceKey(absl::Span<const Value> roots,
                   absl::Span<const int64_t> variables);
 

@@ -47,6 +47,15 @@ absl::StatusOr<SubGraphPtr> SubGraph::Create(std::vector<NodePtr> parameters,
   }
   PostOrder order = ComputePostOrder(results);
   for (const Node* node : order.nodes) {
+    if (node->kind() == OpKind::kDeviceData &&
+        node->data()->kind() == DataKind::kHost) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "sub-graph is not closed: it uses a host value ",
+          node->shape().ToString(), " (data id ", node->data()->id(),
+          "); make host scalars and fills constants first "
+          "(tensor/host_constants.h InlineHostData) or pass the value in as "
+          "a parameter"));
+    }
     if (node->kind() == OpKind::kDeviceData) {
       return absl::InvalidArgumentError(absl::StrCat(
           "sub-graph is not closed: it uses a data leaf ",
@@ -94,7 +103,7 @@ absl::StatusOr<SubGraphPtr> SubGraph::CreateFromDataLeaves(
   for (size_t i = 0; i < parameters.size(); ++i) {
     replacements.AddData(parameters[i]->id(), params[i]);
   }
-  results = ReplaceValues(results, replacements);
+  TXLA_ASSIGN_OR_RETURN(results, ReplaceValues(results, replacements));
   return Create(std::move(params), std::move(results));
 }
 

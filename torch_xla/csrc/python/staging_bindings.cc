@@ -84,7 +84,8 @@ void InitStagingBindings(py::module_& m) {
           }
           data.push_back(p->data());
         }
-        std::vector<Value> values = InlineHostData(ToValues(results).values);
+        std::vector<Value> values =
+            ValueOrThrow(InlineHostData(ToValues(results).values));
         return PySubGraph{ValueOrThrow(
             SubGraph::CreateFromDataLeaves(data, std::move(values)))};
       },
@@ -126,7 +127,8 @@ void InitStagingBindings(py::module_& m) {
                 t.values[i]));
           }
         }
-        return ToTensors(ReplaceValues(r.values, replacements), r.device);
+        return ToTensors(ValueOrThrow(ReplaceValues(r.values, replacements)),
+                         r.device);
       },
       py::arg("roots"), py::arg("from"), py::arg("to"),
       "The values of `roots` with each value of `from` (a tensor, or an int: "
@@ -136,7 +138,7 @@ void InitStagingBindings(py::module_& m) {
       "_inline_host_data",
       [](const py::iterable& roots) {
         Values r = ToValues(roots);
-        return ToTensors(InlineHostData(r.values), r.device);
+        return ToTensors(ValueOrThrow(InlineHostData(r.values)), r.device);
       },
       "The values of `roots` with host scalars and fills as constants.");
   m.def(

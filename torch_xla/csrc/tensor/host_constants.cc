@@ -82,7 +82,8 @@ NodePtr ElementConstant(const uint8_t* e, const Shape& shape) {
 
 }  // namespace
 
-std::vector<Value> InlineHostData(absl::Span<const Value> roots) {
+absl::StatusOr<std::vector<Value>> InlineHostData(
+    absl::Span<const Value> roots) {
   Replacements replacements;
   for (const Node* node : ComputePostOrder(roots).nodes) {
     const DataPtr& data = node->data();

@@ -8,6 +8,7 @@
 
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "torch_xla/csrc/ir/node.h"
 
@@ -16,7 +17,8 @@ namespace torch_xla {
 // The roots with every scalar or fill host-data leaf replaced by a constant
 // of the same shape and value. Host data with distinct elements (and u64
 // values beyond int64, which constants cannot hold) stay leaves.
-std::vector<Value> InlineHostData(absl::Span<const Value> roots);
+absl::StatusOr<std::vector<Value>> InlineHostData(
+    absl::Span<const Value> roots);
 
 }  // namespace torch_xla
 
