@@ -11,6 +11,7 @@ measurement runs in a fresh process; modes alternate.
 
   .venv/bin/python benchmarks/scan_bench.py [--steps 10] [--layers 8,16,32]
       [--jax PYTHON --anchors DIR]   # also b1_scan_jax.py, same run
+      [--plot docs/scan_compile.svg]
 
 With --jax, the JAX reference (`b1_scan_jax.py --mode loop|scan`) runs
 between ours and the ratios are reported.
@@ -109,8 +110,49 @@ def run_jax(python, anchors, mode, steps):
   return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def write_plot(path, by_mode):
+  """An SVG line chart of compile seconds vs layers, one line per mode."""
+  width, height, pad = 480, 300, 50
+  layers = sorted({n for series in by_mode.values() for n in series})
+  top = max(v for series in by_mode.values() for v in series.values()) * 1.1
+  x = lambda n: pad + (width - 2 * pad) * (n - layers[0]) / max(
+      1, layers[-1] - layers[0])
+  y = lambda v: height - pad - (height - 2 * pad) * v / top
+  parts = [
+      f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
+      f'height="{height}" font-family="sans-serif" font-size="12">',
+      f'<line x1="{pad}" y1="{height - pad}" x2="{width - pad}" '
+      f'y2="{height - pad}" stroke="black"/>',
+      f'<line x1="{pad}" y1="{pad}" x2="{pad}" y2="{height - pad}" '
+      f'stroke="black"/>',
+      f'<text x="{width / 2}" y="{height - 12}" text-anchor="middle">'
+      f'layers</text>',
+      f'<text x="14" y="{height / 2}" transform="rotate(-90 14 '
+      f'{height / 2})" text-anchor="middle">compile seconds</text>',
+  ]
+  for n in layers:
+    parts.append(f'<text x="{x(n)}" y="{height - pad + 16}" '
+                 f'text-anchor="middle">{n}</text>')
+  for tick in range(0, int(top) + 1, max(1, int(top) // 5)):
+    parts.append(f'<text x="{pad - 6}" y="{y(tick) + 4}" '
+                 f'text-anchor="end">{tick}</text>')
+  for (mode, series), color in zip(sorted(by_mode.items()),
+                                   ("#d62728", "#1f77b4")):
+    points = " ".join(f"{x(n)},{y(series[n])}" for n in sorted(series))
+    parts.append(f'<polyline points="{points}" fill="none" stroke="{color}" '
+                 f'stroke-width="2"/>')
+    last = max(series)
+    parts.append(f'<text x="{x(last) - 4}" y="{y(series[last]) - 8}" '
+                 f'fill="{color}" text-anchor="end">{mode}</text>')
+  parts.append("</svg>")
+  with open(path, "w") as f:
+    f.write("\n".join(parts) + "\n")
+
+
 def main():
   parser = argparse.ArgumentParser(description=__doc__)
+  parser.add_argument("--plot", help="also write compile time vs layers as "
+                      "an SVG here (docs/scan_compile.svg)")
   parser.add_argument("--steps", type=int, default=10)
   parser.add_argument("--layers", default="8,16,32")
   parser.add_argument("--jax", help="python of the JAX reference env")
@@ -147,6 +189,11 @@ def main():
     if jax_step:
       result["scan_vs_jax_scan_step"] = round(scan["steady_step_s"] / jax_step,
                                               3)
+  if args.plot:
+    write_plot(args.plot, {
+        mode: {int(n): s for n, s in m["compile_s_by_layers"].items()}
+        for mode, m in result["modes"].items()
+    })
   print(json.dumps(result))
 
 

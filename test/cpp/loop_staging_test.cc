@@ -75,12 +75,12 @@ TEST(LoopStagingTest, LoopInvariantsAndResiduals) {
   Value dc = Mul(Mul(Leaf(g), dtanh), b.x);
   // Without remat the tangent chain reads the forward value 1 - y * y (not
   // y: the forward already combined it) and x.
-  EXPECT_EQ(SavedForBackward({dc}, {c->id(), x->id()}, {g->id()}, false),
+  EXPECT_EQ(SavedForBackward({dc}, {c->id(), x->id()}, {}, {g->id()}, false),
             (std::vector<Value>{b.x, dtanh}));
   // With remat every forward op here is cheap, so only the primals are
   // saved and tanh is recomputed in the backward loop.
   std::vector<Value> remat =
-      SavedForBackward({dc}, {c->id(), x->id()}, {g->id()}, true);
+      SavedForBackward({dc}, {c->id(), x->id()}, {}, {g->id()}, true);
   EXPECT_EQ(remat, (std::vector<Value>{b.c, b.x}));
   for (const Value& v : remat) {
     EXPECT_EQ(v.node->name(), "device_data");

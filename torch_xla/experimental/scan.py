@@ -396,8 +396,10 @@ class _Staged:
       carry_out.append(seeds.base.handle)
     residuals = []
     if backward:
-      residuals = _XLAC._saved_for_backward(backward, primal_ids,
-                                            tangent_ids, rematerialize)
+      residuals = _XLAC._saved_for_backward(
+          backward, primal_ids, [v.id for v in trace.xs] + [
+              v.id for v in inputs
+          ], tangent_ids, rematerialize)
     x_ids = {v.id: j for j, v in enumerate(trace.xs)}
     # Residuals that are slices of xs are read from xs in the backward.
     self.saved = []  # ("stack", k) | ("xs", j) per residual

@@ -49,6 +49,21 @@ bool CheapToRecompute(const Node& node) {
   }
 }
 
+// Ops that only rearrange or widen their operand: recomputing them from a
+// saved operand costs nothing, and saving both would store it twice.
+bool RearrangesOnly(const Node& node) {
+  switch (node.kind()) {
+    case OpKind::kReshape:
+    case OpKind::kTranspose:
+    case OpKind::kBroadcastInDim:
+    case OpKind::kSlice:
+    case OpKind::kReverse:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // Sorts values by walk position (then result index) and drops repeats.
 void SortByWalk(const PostOrder& order, std::vector<Value>* values) {
   auto key = [&](const Value& v) {
@@ -98,14 +113,25 @@ std::vector<Value> LoopInvariants(absl::Span<const Value> roots,
 
 std::vector<Value> SavedForBackward(absl::Span<const Value> backward_roots,
                                     const DataIdSet& primals,
+                                    const DataIdSet& available,
                                     const DataIdSet& tangents,
                                     bool rematerialize) {
   PostOrder order = ComputePostOrder(backward_roots);
   std::vector<char> primal = DependsOn(order, primals);
   std::vector<char> tangent = DependsOn(order, tangents);
+  DataIdSet scarce;  // primals the backward does not have
+  for (int64_t id : primals) {
+    if (!available.contains(id)) scarce.insert(id);
+  }
+  std::vector<char> needs_scarce = DependsOn(order, scarce);
   auto forward_value = [&](const Value& v) {
     int64_t p = order.PositionOf(v.node.get());
     return primal[p] && !tangent[p];
+  };
+  auto recompute = [&](const Value& v) {
+    return CheapToRecompute(*v.node) &&
+           (rematerialize || RearrangesOnly(*v.node) ||
+            !needs_scarce[order.PositionOf(v.node.get())]);
   };
   std::vector<Value> needed;
   for (size_t i = 0; i < order.nodes.size(); ++i) {
@@ -117,19 +143,15 @@ std::vector<Value> SavedForBackward(absl::Span<const Value> backward_roots,
   for (const Value& r : backward_roots) {
     if (forward_value(r)) needed.push_back(r);
   }
-  if (!rematerialize) {
-    SortByWalk(order, &needed);
-    return needed;
-  }
-  // Walk down from what the backward reads: recompute cheap values from
-  // their operands, save the rest.
+  // Walk down from what the backward reads: recompute what `recompute`
+  // allows from its operands, save the rest.
   std::vector<Value> saved;
   absl::flat_hash_set<ValueKey> visited;
   while (!needed.empty()) {
     Value v = std::move(needed.back());
     needed.pop_back();
     if (!visited.insert({v.node.get(), v.index}).second) continue;
-    if (!CheapToRecompute(*v.node)) {
+    if (!recompute(v)) {
       saved.push_back(std::move(v));
       continue;
     }

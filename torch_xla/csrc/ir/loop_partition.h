@@ -33,13 +33,18 @@ std::vector<Value> LoopInvariants(absl::Span<const Value> roots,
 
 // The forward values the backward graph `backward_roots` reads: values that
 // depend on a primal variable and on no tangent (incoming gradient), used by
-// a tangent-dependent node or returned directly. With `rematerialize`, cheap
-// values (elementwise, shape and data-movement ops) are recomputed in the
-// backward graph from their operands instead of saved, so only the outputs
-// of expensive ops (dot_general, reduce, gather, scatter, rng, while) and
-// primal variables are saved. In walk order, each once.
+// a tangent-dependent node or returned directly. `available` primals (the
+// slices of the scanned inputs) are at hand in the backward anyway, so cheap
+// values computed from them alone (a transposed weight slice) are
+// recomputed there, not saved; so are reshapes, transposes, broadcasts and
+// slices of saved values. With `rematerialize`, every cheap value
+// (elementwise, shape and data-movement ops) is recomputed from its
+// operands, so only the outputs of expensive ops (dot_general, reduce,
+// gather, scatter, rng, while) and primal variables are saved. In walk
+// order, each once.
 std::vector<Value> SavedForBackward(absl::Span<const Value> backward_roots,
                                     const DataIdSet& primals,
+                                    const DataIdSet& available,
                                     const DataIdSet& tangents,
                                     bool rematerialize);
 

@@ -161,14 +161,16 @@ void InitStagingBindings(py::module_& m) {
   m.def(
       "_saved_for_backward",
       [](const py::iterable& roots, const std::vector<int64_t>& primals,
+         const std::vector<int64_t>& available,
          const std::vector<int64_t>& tangents, bool rematerialize) {
         Values r = ToValues(roots);
-        return ToTensors(SavedForBackward(r.values, ToIdSet(primals),
-                                          ToIdSet(tangents), rematerialize),
-                         r.device);
+        return ToTensors(
+            SavedForBackward(r.values, ToIdSet(primals), ToIdSet(available),
+                             ToIdSet(tangents), rematerialize),
+            r.device);
       },
-      py::arg("roots"), py::arg("primals"), py::arg("tangents"),
-      py::arg("rematerialize"));
+      py::arg("roots"), py::arg("primals"), py::arg("available"),
+      py::arg("tangents"), py::arg("rematerialize"));
   m.def(
       "_trace_key",
       [](const py::iterable& roots, const std::vector<int64_t>& variables) {
