@@ -464,3 +464,16 @@ def test_value_and_grad_partitioned_matches_eager():
   (h_e.sum() + 2 * y_e).backward()
   torch.testing.assert_close(grad_carry.cpu(), c_e.grad)
   torch.testing.assert_close(grad_x["a"].cpu(), x_e.grad)
+
+
+def test_values_of_xs_alone_are_recomputed_not_saved():
+
+  def fn(c, w):
+    return torch.tanh(c @ w.t()), None  # the backward reads w.t()
+
+  ws = torch.randn(5, 8, 8, device=XLA, requires_grad=True)
+  init = torch.randn(4, 8, device=XLA, requires_grad=True)
+  out = scan(fn, init, ws)[0]
+  # tanh's result and the carries are saved, ws by reference; no stack of
+  # transposed weights.
+  assert saved_bytes(out) == (2 * 5 * 4 * 8 + 5 * 8 * 8) * 4
