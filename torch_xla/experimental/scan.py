@@ -411,7 +411,6 @@ class _Staged:
       else:
         self.saved.append(("stack", len(stacked)))
         stacked.append(r)
-    self.saved_shapes = [(h.dims, h.dtype) for h in stacked]
     self.forward = Loop(n, device, carry_vars, carry_out, trace.xs,
                         list(forward[nc:]) + stacked, inputs,
                         index=seeds.index)
@@ -495,15 +494,11 @@ def _fn_key(fn):
 def _staged_for(fn, flat_init, unflatten_init, flat_xs, unflatten_xs, n,
                 device, rematerialize, is_fn_pure):
   """-> (_Staged, invariant handles, closure tensors) for this call."""
-  from torch_xla import _XLAC
   with_grad = torch.is_grad_enabled()
-  key = (_fn_key(fn), unflatten_init, unflatten_xs, with_grad, rematerialize,
-         device, n,
+  key = (_fn_key(fn), _spec_of(flat_init, unflatten_init),
+         _spec_of(flat_xs, unflatten_xs), with_grad, rematerialize, device, n,
          tuple((tuple(t.shape), t.dtype, t.requires_grad) for t in flat_init),
          tuple((tuple(t.shape), t.dtype, t.requires_grad) for t in flat_xs))
-  # The unflatten closures differ per call; key on their tree specs.
-  key = (key[0],) + (_spec_of(flat_init, unflatten_init),
-                     _spec_of(flat_xs, unflatten_xs)) + key[3:]
   entry = _cache.get(key)
   if entry is not None:
     _cache.move_to_end(key)
