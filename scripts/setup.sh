@@ -2,6 +2,7 @@
 # Installs what the project needs and builds it; safe to run again.
 #  - Debian packages: Bazel 4 (bazel-bootstrap), rules_java, Abseil, googletest
 #  - .venv with the pinned requirements (torch 2.13.0 CPU, xla-cpu-pjrt, ...)
+#    and, without their dependencies, requirements-nodeps.txt (the CPU plugin)
 #  - torch_xla installed in .venv in editable mode (Bazel builds _XLAC)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,11 +29,12 @@ if [ ! -x .venv/bin/python ]; then
 fi
 # Reinstall only when requirements.txt changed since the last install.
 stamp=.venv/.requirements.sha256
-want=$(sha256sum requirements.txt | cut -d' ' -f1)
+want=$(cat requirements.txt requirements-nodeps.txt | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "setup: installing Python requirements"
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q -r requirements.txt
+  .venv/bin/python -m pip install -q --no-deps -r requirements-nodeps.txt
   echo "$want" >"$stamp"
 fi
 

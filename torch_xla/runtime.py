@@ -22,6 +22,16 @@ def addressable_device_count() -> int:
   return len(_XLAC._runtime.devices())
 
 
+def plugin_path() -> str:
+  """The PJRT plugin library in use (see PJRT_PLUGIN_LIBRARY_PATH)."""
+  return _XLAC._runtime.plugin_path()
+
+
+def plugin_api_version() -> str:
+  """The PJRT C API version the plugin implements, e.g. '0.90'."""
+  return _XLAC._runtime.plugin_api_version()
+
+
 def use_spmd() -> None:
   """Switches to SPMD mode (same as XLA_USE_SPMD=1)."""
   global _spmd_enabled

@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "torch_xla/csrc/metrics/metrics.h"
 #include "torch_xla/csrc/runtime/client.h"
+#include "torch_xla/csrc/runtime/plugin.h"
 
 namespace torch_xla::runtime {
 namespace {
@@ -34,6 +35,20 @@ TEST(RuntimeTest, DescribesDevices) {
   EXPECT_EQ(client->devices()[0].ordinal, 0);
   EXPECT_FALSE(client->devices()[0].kind.empty());
   EXPECT_FALSE(client->GetDevice(1000).ok());
+}
+
+TEST(RuntimeTest, ReportsThePluginAndChecksItsApiVersion) {
+  Client* client = GetClient();
+  EXPECT_NE(client->plugin_path().find(".so"), std::string::npos);
+  // The plugin in use passed the startup check: as new as our header.
+  EXPECT_TRUE(CheckPluginApiVersion(PJRT_API_MAJOR, PJRT_API_MINOR).ok());
+  EXPECT_TRUE(CheckPluginApiVersion(PJRT_API_MAJOR, PJRT_API_MINOR + 5).ok());
+  absl::Status older = CheckPluginApiVersion(PJRT_API_MAJOR,
+                                             PJRT_API_MINOR - 1);
+  EXPECT_FALSE(older.ok());
+  EXPECT_NE(older.message().find("install a newer plugin"), std::string::npos)
+      << older;
+  EXPECT_FALSE(CheckPluginApiVersion(PJRT_API_MAJOR + 1, 0).ok());
 }
 
 TEST(RuntimeTest, RoundTripsEveryDType) {

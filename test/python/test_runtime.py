@@ -127,3 +127,28 @@ def test_tensor_factory_with_data_on_xla():
   assert a.device.type == "xla" and a.dtype == torch.int64
   assert a.tolist() == [1, 2, 3]
   assert torch.tensor(3.5, device="xla").item() == 3.5
+
+
+def test_plugin_path_and_api_version_are_reported():
+  assert xr.plugin_path().endswith(".so")
+  major, minor = (int(v) for v in xr.plugin_api_version().split("."))
+  assert major == 0 and minor >= 81  # our header's version (startup checks)
+
+
+def test_empty_plugin_library_path_means_unset():
+  import os
+  import subprocess
+  import sys
+  env = dict(os.environ, PJRT_PLUGIN_LIBRARY_PATH="")
+  out = subprocess.run(
+      [sys.executable, "-c", "import torch_xla.runtime as xr; "
+       "print(xr.plugin_path())"], env=env, capture_output=True, text=True,
+      check=True)
+  assert out.stdout.strip() == xr.plugin_path()
+  env["PJRT_PLUGIN_LIBRARY_PATH"] = "/nonexistent/plugin.so"
+  out = subprocess.run(
+      [sys.executable, "-c", "import torch_xla.runtime as xr; "
+       "print(xr.plugin_path())"], env=env, capture_output=True, text=True)
+  assert out.returncode != 0
+  assert "PJRT_PLUGIN_LIBRARY_PATH=/nonexistent/plugin.so is not a file" in (
+      out.stderr)

@@ -52,6 +52,9 @@ void InitRuntimeBindings(py::module_& m) {
   rt.def("device_type", [] { return GlobalClient()->device_type(); });
   rt.def("platform_name", [] { return GlobalClient()->platform_name(); });
   rt.def("platform_version", [] { return GlobalClient()->platform_version(); });
+  rt.def("plugin_path", [] { return GlobalClient()->plugin_path(); });
+  rt.def("plugin_api_version",
+         [] { return GlobalClient()->plugin_api_version(); });
   rt.def("devices", [] {
     py::list out;
     for (const runtime::Device& device : GlobalClient()->devices()) {

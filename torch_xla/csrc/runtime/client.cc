@@ -92,6 +92,7 @@ absl::StatusOr<std::unique_ptr<Client>> Client::Create(
 
   std::unique_ptr<Client> client(new Client(
       *api, OwnedClient(args.client, ClientDeleter{*api}), options.device_type));
+  client->plugin_path_ = path;
   absl::Status status = client->DiscoverDevices();
   if (!status.ok()) return status;
   return client;
@@ -103,6 +104,11 @@ Client::Client(const PJRT_Api* api, OwnedClient client,
       device_type_(std::move(device_type)) {}
 
 Client::~Client() = default;
+
+std::string Client::plugin_api_version() const {
+  return absl::StrCat(api_->pjrt_api_version.major_version, ".",
+                      api_->pjrt_api_version.minor_version);
+}
 
 absl::Status Client::DiscoverDevices() {
   auto name = PJRT_ARGS(PJRT_Client_PlatformName);

@@ -122,6 +122,9 @@ class Client {
   const std::string& device_type() const { return device_type_; }
   const std::string& platform_name() const { return platform_name_; }
   const std::string& platform_version() const { return platform_version_; }
+  // The plugin library in use and the PJRT C API version it implements.
+  const std::string& plugin_path() const { return plugin_path_; }
+  std::string plugin_api_version() const;
   const std::vector<Device>& devices() const { return devices_; }
   absl::StatusOr<const Device*> GetDevice(int ordinal) const;
 
@@ -157,6 +160,7 @@ class Client {
   std::string device_type_;
   std::string platform_name_;
   std::string platform_version_;
+  std::string plugin_path_;
   std::vector<Device> devices_;
 };
 

@@ -24,9 +24,13 @@ struct PluginCandidates {
 
 const std::vector<PluginCandidates>& KnownPlugins() {
   static const auto* plugins = new std::vector<PluginCandidates>{
+      // The first found wins. lammps-jax-pjrt-cpu carries the XLA of
+      // jaxlib 0.11.2 (measured 1.3-1.9x faster here than xla-cpu-pjrt's).
       {"CPU",
-       {"xla_plugins/xla_cpu_pjrt/xla_cpu_pjrt.so"},
-       "pip install xla-cpu-pjrt"},
+       {"lammps_jax_pjrt_cpu/pjrt_c_api_cpu_plugin.so",
+        "xla_plugins/xla_cpu_pjrt/xla_cpu_pjrt.so"},
+       "pip install --no-deps lammps-jax-pjrt-cpu (or pip install "
+       "xla-cpu-pjrt)"},
       {"CUDA",
        {"jax_plugins/xla_cuda13/xla_cuda_plugin.so",
         "jax_plugins/xla_cuda12/xla_cuda_plugin.so"},
@@ -66,13 +70,27 @@ std::vector<std::string> SearchDirectories() {
 
 }  // namespace
 
+absl::Status CheckPluginApiVersion(int major, int minor) {
+  // Argument structs only grow: a plugin at least as new as our header
+  // reads what we send; an older one would read past its struct sizes.
+  if (major == PJRT_API_MAJOR && minor >= PJRT_API_MINOR) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "the plugin implements PJRT C API ", major, ".", minor,
+      ", but this build uses the ", PJRT_API_MAJOR, ".", PJRT_API_MINOR,
+      " header and needs ", PJRT_API_MAJOR, ".", PJRT_API_MINOR,
+      " or newer (same major version); install a newer plugin"));
+}
+
 void SetPluginSearchPath(std::vector<std::string> directories) {
   std::lock_guard<std::mutex> lock(SearchPathMutex());
   SearchPath() = std::move(directories);
 }
 
 absl::StatusOr<std::string> FindPluginLibrary(absl::string_view device_type) {
-  if (const char* path = std::getenv("PJRT_PLUGIN_LIBRARY_PATH")) {
+  const char* path = std::getenv("PJRT_PLUGIN_LIBRARY_PATH");
+  if (path != nullptr && *path != '\0') {  // empty means unset
     if (!IsFile(path)) {
       return absl::NotFoundError(absl::StrCat(
           "PJRT_PLUGIN_LIBRARY_PATH=", path, " is not a file; point it at a ",
@@ -124,11 +142,12 @@ absl::StatusOr<const PJRT_Api*> LoadPlugin(const std::string& path) {
     return absl::FailedPreconditionError(
         absl::StrCat("GetPjrtApi in ", path, " returned null"));
   }
-  if (api->pjrt_api_version.major_version != PJRT_API_MAJOR) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        path, " implements PJRT C API ", api->pjrt_api_version.major_version,
-        ".", api->pjrt_api_version.minor_version, " but this build needs ",
-        PJRT_API_MAJOR, ".x"));
+  absl::Status compatible =
+      CheckPluginApiVersion(api->pjrt_api_version.major_version,
+                            api->pjrt_api_version.minor_version);
+  if (!compatible.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, ": ", compatible.message()));
   }
   auto init = PJRT_ARGS(PJRT_Plugin_Initialize);
   PJRT_RETURN_IF_ERROR(api, PJRT_Plugin_Initialize, init);

@@ -19,9 +19,13 @@ namespace torch_xla::runtime {
 void SetPluginSearchPath(std::vector<std::string> directories);
 
 // The plugin library for a PJRT_DEVICE value ("CPU", "CUDA", "TPU").
-// PJRT_PLUGIN_LIBRARY_PATH, when set, wins. The error names the package to
+// PJRT_PLUGIN_LIBRARY_PATH, when set and not empty, wins. The error names the package to
 // install when nothing is found.
 absl::StatusOr<std::string> FindPluginLibrary(absl::string_view device_type);
+
+// OK when a plugin implementing PJRT C API `major`.`minor` can serve this
+// build: same major version, minor at least the header's.
+absl::Status CheckPluginApiVersion(int major, int minor);
 
 // dlopens `path` and initialises the plugin (once per path per process).
 absl::StatusOr<const PJRT_Api*> LoadPlugin(const std::string& path);
