@@ -1,7 +1,8 @@
 // Staging a traced loop body: loop invariants and backward residuals
 // (ir/loop_partition.h), graph rewrites, trace keys, a While whose body was
 // traced on placeholders (golden text and execution), and host scalars
-// inlined as constants (tensor/host_constants.h).
+// inlined as constants (tensor/host_constants.h), and an accumulation While
+// whose carried buffer is donated to its result.
 
 #include <ostream>
 #include <string>
@@ -14,6 +15,7 @@
 #include "torch_xla/csrc/ir/loop_partition.h"
 #include "torch_xla/csrc/ir/subgraph.h"
 #include "torch_xla/csrc/lowering/lowering_context.h"
+#include "torch_xla/csrc/metrics/metrics.h"
 #include "torch_xla/csrc/placeholder/placeholder.h"
 #include "torch_xla/csrc/tensor/host_constants.h"
 
@@ -160,6 +162,64 @@ TEST(LoopStagingTest, WhileFromPlaceholderTracedBodyLowersAndRuns) {
     for (int col = 0; col < 3; ++col) expected[col] += rows[r * 3 + col];
   }
   EXPECT_EQ(Read<float>(result), expected);  // {122, 226, 330}
+}
+
+// Gradient accumulation's shape of loop: (i, acc, xs) -> (i + 1, acc + xs[i],
+// xs), whose result is written back into the accumulator tensor in place. The
+// accumulator's buffer is aliased to the loop's result (golden), and at the
+// sync it is donated: no second accumulator buffer exists afterwards.
+TEST(LoopStagingTest, AccumulationWhileAliasesItsCarriedBuffer) {
+  const Shape index(DType::kI64, {});
+  DataPtr i = MakePlaceholder(index);
+  DataPtr acc = MakePlaceholder(Shape(DType::kF32, {3}));
+  DataPtr xs = MakePlaceholder(Shape(DType::kF32, {2, 3}));
+  Value zero = Ok(MakeIntConstant(0, index));
+  Value row = Make(OpKind::kReshape,
+                   {Make(OpKind::kDynamicSlice, {Leaf(xs), Leaf(i), zero},
+                         Attrs().Set("sizes", Dims{1, 3}))},
+                   Attrs().Set("dims", Dims{3}));
+  SubGraphPtr body = Ok(SubGraph::CreateFromDataLeaves(
+      {i, acc, xs},
+      {Add(Leaf(i), Ok(MakeIntConstant(1, index))), Add(Leaf(acc), row),
+       Leaf(xs)}));
+  SubGraphPtr cond = Ok(SubGraph::CreateFromDataLeaves(
+      {i, acc, xs}, {Ok(MakeCompare(Leaf(i), Ok(MakeIntConstant(2, index)),
+                                    "LT"))}));
+
+  Value acc_in = Input(std::vector<float>{1, 2, 3}, {3});
+  XlaTensorPtr accumulator = XlaTensor::FromData(acc_in.node->data(), 0);
+  runtime::BufferPtr old_buffer =
+      static_cast<const DeviceData*>(accumulator->data().get())->buffer();
+  XlaTensorPtr batches = XlaTensor::FromData(
+      Input(std::vector<float>{10, 20, 30, 40, 50, 60}, {2, 3}).node->data(),
+      0);
+  NodePtr loop = Make(OpKind::kWhile,
+                      {zero, Ok(accumulator->GetIrValue()),
+                       Ok(batches->GetIrValue())},
+                      Attrs().Set("cond", cond).Set("body", body));
+  ASSERT_TRUE(accumulator->SetIrValue(Value(loop, 1)).ok());
+
+  LoweringContext context("accumulation_while");
+  ASSERT_TRUE(context.Build({Value(loop, 1)}).ok());
+  ASSERT_EQ(context.parameters().size(), 2u);
+  EXPECT_EQ(context.parameters()[0]->id(), acc_in.node->data()->id());
+  ASSERT_TRUE(context.SetAlias(0, 0).ok());
+  absl::StatusOr<std::string> text = context.HloText();
+  ASSERT_TRUE(text.ok()) << text.status();
+  testing::ExpectMatchesGolden(*text, "accumulation_while.mlir");
+
+  // At the step-wide sync the accumulator's own buffer becomes the result.
+  acc_in = Value();
+  metrics::ClearMetrics();
+  absl::Status synced = SyncLiveTensors();
+  ASSERT_TRUE(synced.ok()) << synced;
+  const metrics::Metric* aliases = metrics::FindMetric("InputOutputAliasCount");
+  ASSERT_NE(aliases, nullptr);
+  EXPECT_EQ(aliases->accumulator(), 1);
+  EXPECT_TRUE(old_buffer->IsDeleted());
+  EXPECT_EQ(Read<float>(accumulator), (std::vector<float>{51, 72, 93}));
+  EXPECT_EQ(Read<float>(batches),
+            (std::vector<float>{10, 20, 30, 40, 50, 60}));  // read, not donated
 }
 
 TEST(LoopStagingTest, HostScalarsInBodyBecomeConstants) {
