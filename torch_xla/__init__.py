@@ -32,10 +32,11 @@ def sync(wait: bool = False) -> None:
   """Runs the pending computation of every live 'xla' tensor.
 
   Args:
-    wait: also wait for the device to finish (execution is synchronous in
-      this runtime, so this only matters for API compatibility).
+    wait: also wait for the device to finish. Without it, sync returns once
+      the computation is enqueued: Python traces the next step while the
+      device runs this one, and reading a value waits for what it needs.
   """
-  _XLAC._xla_sync_live_tensors()
+  _XLAC._xla_sync_live_tensors(wait)
 
 
 @contextlib.contextmanager

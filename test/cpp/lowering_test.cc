@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "test/cpp/golden_util.h"
 #include "test/cpp/ir_test_util.h"
@@ -385,32 +386,69 @@ TEST(GoldenTest, AliasDonorAndSharding) {
   EXPECT_EQ(ctx.SetDonor(3).code(), absl::StatusCode::kOutOfRange);
 }
 
-TEST(ParameterTest, ScalarParametersBroadcastToTheirLeaf) {
+// Scalars travel as one vector per dtype; each leaf reads its own element
+// (broadcast to a fill's shape). Two leaves are two elements whatever their
+// values, so the module never depends on values.
+TEST(ParameterTest, ScalarsArePackedOneVectorPerDtype) {
   DataPtr fill = NewData(DType::kF32, {2, 3}, DataKind::kHost);
-  DataPtr scalar = NewData(DType::kF32, {}, DataKind::kHost);
+  DataPtr lr = NewData(DType::kF32, {}, DataKind::kHost);
+  DataPtr beta = NewData(DType::kF32, {}, DataKind::kHost);
+  DataPtr step = NewData(DType::kI64, {}, DataKind::kHost);
   DataPtr other = NewData(DType::kF32, {2, 3});
-  NodePtr out = Ok(MakeBinary(OpKind::kAdd, MakeDataNode(other),
-                              MakeDataNode(fill)));
-  LoweringContext ctx("fills");
-  ASSERT_TRUE(ctx.Build({out}).ok());
-  const uint64_t full_hash = ctx.graph_hash();
-  ctx.SetScalarParameters([&](const Data& data) -> DataPtr {
-    return data.id() == fill->id() ? scalar : nullptr;
-  });
-  ASSERT_TRUE(ctx.Build({out}).ok());
-  ASSERT_EQ(ctx.parameters().size(), 2u);
-  EXPECT_EQ(ctx.parameters()[1], scalar);
-  EXPECT_EQ(ctx.ParameterIndex(fill->id()), 1);
-  EXPECT_NE(ctx.graph_hash(), full_hash);  // another module, another key
+  NodePtr scaled = Ok(MakeBinary(
+      OpKind::kMultiply, MakeDataNode(other),
+      Ok(MakeNode(OpKind::kBroadcastInDim,
+                  {Ok(MakeBinary(OpKind::kAdd, MakeDataNode(lr),
+                                 MakeDataNode(beta)))},
+                  Attrs().Set("dims", Dims{2, 3})
+                      .Set("broadcast_dims", Dims{})))));
+  NodePtr out = Ok(MakeBinary(OpKind::kAdd, scaled, MakeDataNode(fill)));
+  NodePtr count = MakeDataNode(step);
+  LoweringContext ctx("scalars");
+  ASSERT_TRUE(ctx.Build({Value(out), Value(count)}).ok());
+  const uint64_t unpacked_hash = ctx.graph_hash();
+
+  std::vector<std::pair<DType, size_t>> packs;
+  DataPtr f32_vector = NewData(DType::kF32, {3}, DataKind::kHost);
+  DataPtr s64_vector = NewData(DType::kI64, {1}, DataKind::kHost);
+  DataPtr element = NewData(DType::kF32, {}, DataKind::kHost);
+  LoweringContext::ScalarPacking packing;
+  packing.scalar_of = [&](const Data& data) -> DataPtr {
+    if (data.id() == fill->id()) return element;
+    if (data.kind() == DataKind::kHost) return NewData(data.shape().dtype, {},
+                                                       DataKind::kHost);
+    return nullptr;
+  };
+  packing.pack = [&](DType dtype, absl::Span<const DataPtr> scalars) {
+    packs.emplace_back(dtype, scalars.size());
+    return dtype == DType::kF32 ? f32_vector : s64_vector;
+  };
+  ctx.SetScalarPacking(packing);
+  ASSERT_TRUE(ctx.Build({Value(out), Value(count)}).ok());
+  EXPECT_EQ(packs, (std::vector<std::pair<DType, size_t>>{
+                       {DType::kF32, 3}, {DType::kI64, 1}}));
+  ASSERT_EQ(ctx.parameters().size(), 3u);
+  EXPECT_EQ(ctx.parameters()[0], other);
+  EXPECT_EQ(ctx.parameters()[1], f32_vector);
+  EXPECT_EQ(ctx.parameters()[2], s64_vector);
+  EXPECT_EQ(ctx.ParameterIndex(fill->id()), -1);  // not a parameter of its own
+  EXPECT_NE(ctx.graph_hash(), unpacked_hash);  // another module, another key
   std::string text = Ok(ctx.HloText());
-  EXPECT_PRED2(Contains, text, "%arg1: tensor<f32>");
   EXPECT_PRED2(Contains, text,
-               "%0 = \"stablehlo.broadcast_in_dim\"(%arg1) "
+               "(%arg0: tensor<2x3xf32>, %arg1: tensor<3xf32>, "
+               "%arg2: tensor<1xi64>)");
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_PRED2(Contains, text,
+                 absl::StrCat("\"stablehlo.slice\"(%arg1) {start_indices = "
+                              "array<i64: ", k, ">, limit_indices = "
+                              "array<i64: ", k + 1, ">"));
+  }
+  EXPECT_PRED2(Contains, text,
                "{broadcast_dimensions = array<i64>} : (tensor<f32>) -> "
                "tensor<2x3xf32>");
-  EXPECT_PRED2(Contains, text, "\"stablehlo.add\"(%arg0, %0)");
-  // A scalar parameter cannot alias a full-size result.
+  // A packed vector cannot alias a full-size result.
   EXPECT_FALSE(ctx.SetAlias(1, 0).ok());
+
 }
 
 TEST(ParameterTest, DeduplicatedByDataIdInFirstUseOrder) {

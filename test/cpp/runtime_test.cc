@@ -107,7 +107,7 @@ module @elementwise {
   std::vector<float> a = {1, 2, 3, 4}, b = {0.5, -1, 2, 10};
   BufferPtr da = *client->TransferToDevice(a.data(), shape, 0);
   BufferPtr db = *client->TransferToDevice(b.data(), shape, 0);
-  auto outputs = client->Execute(**executable, {{da.get(), db.get()}});
+  auto outputs = client->Execute(**executable, {{da, db}});
   ASSERT_TRUE(outputs.ok()) << outputs.status();
   ASSERT_EQ(outputs->size(), 1u);
   std::vector<float> sum = ToHost<float>(client, *(*outputs)[0][0]);
@@ -154,7 +154,7 @@ module @loop {
   std::iota(xs.begin(), xs.end(), 1.0f);
   BufferPtr input =
       *client->TransferToDevice(xs.data(), Shape(DType::kF32, {5, 3}), 0);
-  auto outputs = client->Execute(**executable, {{input.get()}});
+  auto outputs = client->Execute(**executable, {{input}});
   ASSERT_TRUE(outputs.ok()) << outputs.status();
   std::vector<float> out = ToHost<float>(client, *(*outputs)[0][0]);
   for (int i = 0; i < 5; ++i) {
@@ -182,7 +182,7 @@ module @donate {
   BufferPtr input =
       *client->TransferToDevice(a.data(), Shape(DType::kF32, {1024}), 0);
   const int64_t live_before = LiveDeviceBytes();
-  auto outputs = client->Execute(**executable, {{input.get()}});
+  auto outputs = client->Execute(**executable, {{input}});
   ASSERT_TRUE(outputs.ok()) << outputs.status();
   EXPECT_TRUE(input->IsDeleted());
   // The output took the input's memory over: live bytes did not grow.
@@ -191,7 +191,7 @@ module @donate {
   for (int i = 0; i < 1024; ++i) EXPECT_FLOAT_EQ(out[i], 2.0f * i);
 
   // Running again with the donated buffer is a clear error, not a crash.
-  auto again = client->Execute(**executable, {{input.get()}});
+  auto again = client->Execute(**executable, {{input}});
   ASSERT_FALSE(again.ok());
   EXPECT_NE(again.status().message().find("donated"), std::string::npos)
       << again.status();
@@ -213,7 +213,7 @@ module @keep {
   BufferPtr input =
       *client->TransferToDevice(a.data(), Shape(DType::kF32, {8}), 0);
   const int64_t kKeep[] = {0};
-  auto outputs = client->Execute(*executable, {{input.get()}}, kKeep);
+  auto outputs = client->Execute(*executable, {{input}}, kKeep);
   ASSERT_TRUE(outputs.ok()) << outputs.status();
   EXPECT_FALSE(input->IsDeleted());
   EXPECT_EQ(ToHost<float>(client, *input)[0], 3.0f);
@@ -252,7 +252,7 @@ module @typed {
   int32_t ints[2] = {1, 2};
   BufferPtr wrong =
       *client->TransferToDevice(ints, Shape(DType::kI32, {2}), 0);
-  auto outputs = client->Execute(*executable, {{wrong.get()}});
+  auto outputs = client->Execute(*executable, {{wrong}});
   ASSERT_FALSE(outputs.ok());
   EXPECT_NE(outputs.status().message().find("s32[2]"), std::string::npos)
       << outputs.status();

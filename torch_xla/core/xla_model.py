@@ -19,8 +19,9 @@ def mark_step(wait: bool = False) -> None:
 
 
 def wait_device_ops(devices=None) -> None:
-  """Waits for pending device work. Execution completes before sync
-  returns in this runtime, so there is nothing left to wait for."""
+  """Waits for every computation enqueued so far to finish (syncs return
+  once a computation is enqueued). Raises the first execution failure."""
+  torch_xla._XLAC._xla_wait_device_ops(devices or [])
 
 
 def optimizer_step(optimizer, barrier: bool = False, optimizer_args=None):

@@ -274,11 +274,9 @@ def test_clip_grad_norm_then_step(name, foreach):
   _train(name, foreach, clip=True)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "equal Python scalars share one scalar parameter (_common.scalar and "
-    "the C++ ScalarCache dedupe by value), so the graph's parameter "
-    "structure depends on values: AdamW's 1 - lr * weight_decay equals "
-    "beta2 (0.999) for lr=0.01, wd=0.1 and splits from it when lr changes"))
+# AdamW's 1 - lr * weight_decay equals beta2 (0.999) for lr=0.01, wd=0.1 and
+# differs once lr changes: scalars are never shared by value, so the graph's
+# structure stays the same and nothing recompiles.
 def test_adamw_lr_change_when_a_scalar_coincides_with_beta2():
   _train("adamw", True, clip=False, optimizers={
       "adamw": lambda p, foreach: torch.optim.AdamW(

@@ -19,7 +19,7 @@ absl::Status LoweringContext::Build(absl::Span<const Value> results) {
   results_.assign(results.begin(), results.end());
   parameters_.clear();
   param_index_.clear();
-  scalar_params_.clear();
+  packed_.clear();
   aliases_.clear();
   donors_.clear();
   param_sharding_.clear();
@@ -34,6 +34,11 @@ absl::Status LoweringContext::Build(absl::Span<const Value> results) {
     }
   }
   order_ = ComputePostOrder(results_);
+  // Scalars by dtype, and for each packed leaf its dtype and element.
+  std::map<DType, std::vector<DataPtr>> scalars;
+  std::vector<std::pair<int64_t, DType>> packed_leaves;  // (data id, dtype)
+  HashBuilder packed_hash;
+  int64_t leaf_ordinal = 0;
   for (const Node* node : order_.nodes) {
     if (node->kind() == OpKind::kParameter) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -41,19 +46,42 @@ absl::Status LoweringContext::Build(absl::Span<const Value> results) {
           " outside a sub-graph; parameter nodes belong to while cond/body "
           "sub-graphs (use data leaves for computation inputs)"));
     }
-    if (node->kind() == OpKind::kDeviceData) {
-      const DataPtr& data = node->data();
-      if (param_index_.emplace(data->id(), parameters_.size()).second) {
-        DataPtr scalar = scalar_fn_ ? scalar_fn_(*data) : nullptr;
-        if (scalar != nullptr) scalar_params_.insert(parameters_.size());
-        parameters_.push_back(scalar != nullptr ? std::move(scalar) : data);
-      }
+    if (node->kind() != OpKind::kDeviceData) continue;
+    const DataPtr& data = node->data();
+    if (param_index_.count(data->id()) || packed_.count(data->id())) continue;
+    DataPtr scalar = packing_.scalar_of ? packing_.scalar_of(*data) : nullptr;
+    if (scalar == nullptr) {
+      param_index_.emplace(data->id(), parameters_.size());
+      parameters_.push_back(data);
+    } else {
+      const DType dtype = scalar->shape().dtype;
+      std::vector<DataPtr>& of_dtype = scalars[dtype];
+      packed_[data->id()] = {-1, static_cast<int64_t>(of_dtype.size())};
+      packed_leaves.emplace_back(data->id(), dtype);
+      of_dtype.push_back(std::move(scalar));
+      packed_hash.Add(leaf_ordinal);  // which leaves are packed: the module
     }
+    ++leaf_ordinal;
+  }
+  std::map<DType, int64_t> vector_param;
+  for (const auto& [dtype, elements] : scalars) {
+    DataPtr vector = packing_.pack(dtype, elements);
+    if (vector == nullptr ||
+        vector->shape() != Shape(dtype, {static_cast<int64_t>(
+                                            elements.size())})) {
+      return absl::InternalError(
+          "LoweringContext::Build: packing scalars gave no vector of them");
+    }
+    vector_param[dtype] = static_cast<int64_t>(parameters_.size());
+    parameters_.push_back(std::move(vector));
+  }
+  for (const auto& [id, dtype] : packed_leaves) {
+    packed_[id].first = vector_param[dtype];
   }
   graph_hash_ = GraphHash(order_, results_);
-  if (!scalar_params_.empty()) {  // a different module: a different key
+  if (!packed_.empty()) {  // a different module: a different key
     HashBuilder h(graph_hash_);
-    for (int64_t p : scalar_params_) h.Add(p);
+    h.Add(packed_hash.value());
     graph_hash_ = h.value();
   }
   built_ = true;
@@ -200,19 +228,44 @@ absl::StatusOr<std::string> LoweringContext::HloText() const {
 
   // Body.
   MlirEmitter emitter(DefaultLowerRules(), &out, /*indent=*/4);
+  absl::flat_hash_map<int64_t, std::string> packed_names;  // data id -> SSA
   for (const Node* node : order_.nodes) {
     if (node->kind() != OpKind::kDeviceData) continue;
-    const int64_t p = ParameterIndex(node->data()->id());
-    if (scalar_params_.count(p) == 0) {
-      emitter.Bind(node, absl::StrCat("%arg", p));
+    const int64_t id = node->data()->id();
+    auto packed = packed_.find(id);
+    if (packed == packed_.end()) {
+      emitter.Bind(node, absl::StrCat("%arg", ParameterIndex(id)));
       continue;
     }
+    auto emitted = packed_names.find(id);
+    if (emitted != packed_names.end()) {
+      emitter.Bind(node, emitted->second);
+      continue;
+    }
+    // Element k of the vector, reshaped to a scalar and broadcast to the
+    // leaf's shape (a fill).
+    const auto [p, k] = packed->second;
+    const Shape& vector = parameters_[p]->shape();
+    const Shape one(vector.dtype, {1}), scalar(vector.dtype, {});
     TXLA_ASSIGN_OR_RETURN(
         std::string name,
-        emitter.EmitOp("stablehlo.broadcast_in_dim", {absl::StrCat("%arg", p)},
-                       {parameters_[p]->shape().ToMlirType()},
-                       "{broadcast_dimensions = array<i64>}",
-                       {node->shape(0).ToMlirType()}));
+        emitter.EmitOp("stablehlo.slice", {absl::StrCat("%arg", p)},
+                       {vector.ToMlirType()},
+                       absl::StrCat("{start_indices = array<i64: ", k,
+                                    ">, limit_indices = array<i64: ", k + 1,
+                                    ">, strides = array<i64: 1>}"),
+                       {one.ToMlirType()}));
+    TXLA_ASSIGN_OR_RETURN(
+        name, emitter.EmitOp("stablehlo.reshape", {name}, {one.ToMlirType()},
+                             "", {scalar.ToMlirType()}));
+    if (node->shape(0) != scalar) {
+      TXLA_ASSIGN_OR_RETURN(
+          name, emitter.EmitOp("stablehlo.broadcast_in_dim", {name},
+                               {scalar.ToMlirType()},
+                               "{broadcast_dimensions = array<i64>}",
+                               {node->shape(0).ToMlirType()}));
+    }
+    packed_names[id] = name;
     emitter.Bind(node, std::move(name));
   }
   TXLA_RETURN_IF_ERROR(emitter.LowerNodes(order_.nodes));

@@ -29,13 +29,21 @@ class LoweringContext {
   // `name` becomes the module's symbol (quoted if it is not an identifier).
   explicit LoweringContext(std::string name);
 
-  // Maps a leaf's data to a scalar Data to send instead, or null to send the
-  // data as it is. Such a leaf lowers as its scalar parameter broadcast to
-  // the leaf's shape: a tensor made by zeros()/full() then costs one
-  // element, not its full size, each time the graph runs.
-  using ScalarParameterFn = std::function<DataPtr(const Data&)>;
+  // How scalars travel. `scalar_of` maps a leaf's data to the rank-0 Data to
+  // send for it (itself for a scalar, the element of a fill) or null (the
+  // leaf is a parameter of its own). The scalars of one dtype travel together
+  // as one vector parameter, made by `pack` from them in first-use order;
+  // each leaf reads its own element (broadcast to the leaf's shape for a
+  // fill). So a graph has one scalar parameter per dtype whatever its
+  // scalars' values, and its structure never depends on them.
+  struct ScalarPacking {
+    std::function<DataPtr(const Data&)> scalar_of;
+    std::function<DataPtr(DType, absl::Span<const DataPtr>)> pack;
+  };
   // Used by every later Build of this context.
-  void SetScalarParameters(ScalarParameterFn fn) { scalar_fn_ = std::move(fn); }
+  void SetScalarPacking(ScalarPacking packing) {
+    packing_ = std::move(packing);
+  }
 
   // Walks the graph, collects parameters and computes the graph hash; no
   // text yet. Fails on parameter nodes outside sub-graphs. Resets any
@@ -43,10 +51,10 @@ class LoweringContext {
   absl::Status Build(absl::Span<const Value> results);
 
   const std::vector<Value>& results() const { return results_; }
-  // One per distinct Data id, in first-use post-order (the scalar Data for
-  // a leaf sent as a scalar, see SetScalarParameters).
+  // One per distinct Data id, in first-use post-order, then the packed
+  // scalar vectors (see SetScalarPacking) in dtype order.
   const std::vector<DataPtr>& parameters() const { return parameters_; }
-  // -1 if `data_id` is not a parameter.
+  // -1 if `data_id` is not a parameter of its own (also for packed scalars).
   int64_t ParameterIndex(int64_t data_id) const;
 
   // Structural hash of the built graph (ir/graph_hash.h).
@@ -80,8 +88,9 @@ class LoweringContext {
   PostOrder order_;
   std::vector<DataPtr> parameters_;
   absl::flat_hash_map<int64_t, int64_t> param_index_;  // data id -> index
-  ScalarParameterFn scalar_fn_;
-  std::set<int64_t> scalar_params_;  // parameters broadcast to their leaf
+  ScalarPacking packing_;
+  // A packed leaf's data id -> (its vector parameter, element index).
+  absl::flat_hash_map<int64_t, std::pair<int64_t, int64_t>> packed_;
   uint64_t graph_hash_ = 0;
   std::map<int64_t, int64_t> aliases_;  // param -> result
   std::set<int64_t> donors_;

@@ -28,8 +28,8 @@ std::vector<XlaTensorPtr> ToXlaTensors(const pybind11::iterable& objects);
 // A DType code from Python; ValueError for an unknown one.
 DType ToDType(int code);
 
-// A Python number as its scalar parameter of `dtype` (shared by equal
-// numbers: the leaf `_XLAC._scalar` and the elementwise paths use).
+// A Python number as a new scalar parameter of `dtype` (as `_XLAC._scalar`
+// and the elementwise paths make them; never shared by value).
 Value ScalarValue(pybind11::handle number, DType dtype, int device);
 
 // Elementwise operands (tensors, Python numbers, cpu 0-dim tensors) as

@@ -26,60 +26,23 @@ namespace py = pybind11;
 namespace torch_xla::python {
 namespace {
 
-// Python scalars become scalar parameters (HostData leaves, sent at
-// execution). Equal scalars share one leaf, so a graph has one parameter per
-// distinct value; the cache is bounded and simply starts over when full.
-class ScalarCache {
- public:
-  Value Get(py::handle number, DType dtype, int device) {
-    const bool is_int =
-        py::isinstance<py::int_>(number) && !py::isinstance<py::bool_>(number);
-    int64_t bits;
-    if (is_int) {
-      bits = number.cast<int64_t>();
-    } else {
-      double value = number.cast<double>();
-      std::memcpy(&bits, &value, sizeof(bits));
-    }
-    Key key{is_int, bits, static_cast<int>(dtype), device};
-    auto it = leaves_.find(key);
-    if (it != leaves_.end()) return Value(it->second);
-    if (leaves_.size() >= kCapacity) leaves_.clear();
-    DataPtr data = is_int ? MakeHostScalarInt(bits, dtype)
-                          : MakeHostScalar(number.cast<double>(), dtype);
-    NodePtr leaf = MakeDataNode(std::move(data));
-    leaves_.emplace(key, leaf);
-    return Value(leaf);
-  }
+// A Python number as a scalar parameter: a new HostData leaf each time, sent
+// when the graph runs (packed with the graph's other scalars). Never shared
+// by value: a graph's structure must not depend on which of its numbers
+// happen to be equal, or a changed value would recompile.
+Value ScalarLeaf(py::handle number, DType dtype) {
+  const bool is_int =
+      py::isinstance<py::int_>(number) && !py::isinstance<py::bool_>(number);
+  DataPtr data = is_int ? MakeHostScalarInt(number.cast<int64_t>(), dtype)
+                        : MakeHostScalar(number.cast<double>(), dtype);
+  return Value(MakeDataNode(std::move(data)));
+}
 
-  // The scalar `leaf` broadcast to `dims`, built once: a traced chain like
-  // `x * 1.0001 + 0.1` reuses the same broadcast node at every step.
-  Value Broadcast(const Value& leaf, const std::vector<int64_t>& dims) {
-    auto key = std::make_pair(leaf.node.get(), dims);
-    auto it = broadcasts_.find(key);
-    if (it != broadcasts_.end()) return Value(it->second);
-    if (broadcasts_.size() >= kCapacity) broadcasts_.clear();
-    NodePtr node = ValueOrThrow(
-        MakeNode(OpKind::kBroadcastInDim, {leaf},
-                 Attrs()
-                     .Set("dims", dims)
-                     .Set("broadcast_dims", std::vector<int64_t>{})));
-    broadcasts_.emplace(std::move(key), node);
-    return Value(node);
-  }
-
- private:
-  static constexpr size_t kCapacity = 4096;
-  using Key = std::tuple<bool, int64_t, int, int>;
-  std::map<Key, NodePtr> leaves_;
-  // Keyed by the leaf node's address: the cached broadcast holds its leaf,
-  // so the address cannot be reused while the entry exists.
-  std::map<std::pair<const Node*, std::vector<int64_t>>, NodePtr> broadcasts_;
-};
-
-ScalarCache& Scalars() {
-  static auto* cache = new ScalarCache();  // used under the GIL only
-  return *cache;
+Value BroadcastScalar(const Value& leaf, const std::vector<int64_t>& dims) {
+  return Value(ValueOrThrow(
+      MakeNode(OpKind::kBroadcastInDim, {leaf},
+               Attrs().Set("dims", dims).Set("broadcast_dims",
+                                             std::vector<int64_t>{}))));
 }
 
 bool IsNumber(py::handle h) {
@@ -138,7 +101,7 @@ std::vector<Value> ResolveOperands(const py::sequence& objects, DType dtype,
       values.push_back(
           Convert(ValueOrThrow(operand.tensor->GetIrValue()), dtype));
     } else {
-      values.push_back(Scalars().Get(operand.number, dtype, *device));
+      values.push_back(ScalarLeaf(operand.number, dtype));
     }
   }
   std::vector<const Shape*> shapes;
@@ -151,26 +114,26 @@ std::vector<Value> ResolveOperands(const py::sequence& objects, DType dtype,
     std::vector<int64_t> dims = BroadcastShape(shapes);
     for (size_t i = 0; i < values.size(); ++i) {
       values[i] = operands[i].tensor ? BroadcastTo(std::move(values[i]), dims)
-                                     : Scalars().Broadcast(values[i], dims);
+                                     : BroadcastScalar(values[i], dims);
     }
   }
   return values;
 }
 
-Value ScalarValue(py::handle number, DType dtype, int device) {
-  return Scalars().Get(number, dtype, device);
+Value ScalarValue(py::handle number, DType dtype, int /*device*/) {
+  return ScalarLeaf(number, dtype);
 }
 
 void InitElementwiseBindings(py::module_& m) {
   m.def(
       "_scalar",
       [](py::object number, int code, int device) {
-        Value leaf = Scalars().Get(number, ToDType(code), device);
+        Value leaf = ScalarLeaf(number, ToDType(code));
         return XlaTensor::FromData(leaf.node->data(), device);
       },
       py::arg("value"), py::arg("dtype"), py::arg("device") = 0,
-      "The scalar parameter for a Python number: the same one the fast "
-      "elementwise paths use, so equal scalars share one parameter.");
+      "A scalar parameter for a Python number (a new one each call, as the "
+      "fast elementwise paths make them).");
   m.def(
       "_elementwise",
       [](int kind, const py::sequence& operands, int code,

@@ -135,15 +135,9 @@ void InitRuntimeBindings(py::module_& m) {
       [](const ExecutablePtr& executable,
          const std::vector<std::vector<BufferPtr>>& arguments,
          std::vector<int64_t> non_donatable) {
-        std::vector<std::vector<Buffer*>> raw(arguments.size());
-        for (size_t d = 0; d < arguments.size(); ++d) {
-          for (const BufferPtr& buffer : arguments[d]) {
-            raw[d].push_back(buffer.get());
-          }
-        }
         py::gil_scoped_release release;
         return ValueOrThrow(
-            GlobalClient()->Execute(*executable, raw, non_donatable));
+            GlobalClient()->Execute(*executable, arguments, non_donatable));
       },
       py::arg("executable"), py::arg("arguments"),
       py::arg("non_donatable") = std::vector<int64_t>());

@@ -239,15 +239,37 @@ void InitTensorBindings(py::module_& m) {
       "_clone",
       [](py::handle source) { return CloneTensor(ToXlaTensor(source)); },
       "A new tensor (new tensor ID and alias ID) with the same value.");
-  m.def("_xla_sync_multi", [](const py::iterable& tensors) {
-    std::vector<XlaTensorPtr> list = ToXlaTensors(tensors);
-    py::gil_scoped_release release;
-    ThrowIfError(SyncTensors(list));
-  });
-  m.def("_xla_sync_live_tensors", [] {
-    py::gil_scoped_release release;
-    ThrowIfError(SyncLiveTensors());
-  });
+  // Upstream's signature; `devices` and `sync_xla_data` change nothing here
+  // (a tensor's device is its own; synced tensors always hold device data).
+  m.def(
+      "_xla_sync_multi",
+      [](const py::iterable& tensors, const py::object& /*devices*/, bool wait,
+         bool /*sync_xla_data*/) {
+        std::vector<XlaTensorPtr> list = ToXlaTensors(tensors);
+        py::gil_scoped_release release;
+        ThrowIfError(SyncTensors(list));
+        if (wait) ThrowIfError(WaitForDevice());
+      },
+      py::arg("tensors"), py::arg("devices") = py::list(),
+      py::arg("wait") = true, py::arg("sync_xla_data") = true);
+  m.def(
+      "_xla_sync_live_tensors",
+      [](bool wait) {
+        py::gil_scoped_release release;
+        ThrowIfError(SyncLiveTensors());
+        if (wait) ThrowIfError(WaitForDevice());
+      },
+      py::arg("wait") = false,
+      "Enqueues the pending computation of every live tensor; with "
+      "wait=True also waits for the device to finish it.");
+  m.def(
+      "_xla_wait_device_ops",
+      [](const py::object& /*devices*/) {
+        py::gil_scoped_release release;
+        ThrowIfError(WaitForDevice());
+      },
+      py::arg("devices") = py::list(),
+      "Waits for every enqueued execution; raises the first failure.");
   m.def("_get_xla_tensors_text", [](const py::iterable& tensors) {
     return DumpIrText(OperandValues(ToXlaTensors(tensors)));
   });

@@ -83,6 +83,29 @@ void Buffer::MarkDonated() {
   AddLive(ordinal_, -bytes_);
 }
 
+absl::Status Buffer::AwaitReady() const {
+  return ready_ == nullptr ? absl::OkStatus() : ready_->Await();
+}
+
+ExecutionEvent::ExecutionEvent(const PJRT_Api* api, PJRT_Event* event,
+                               std::string name)
+    : api_(api), event_(event), name_(std::move(name)) {}
+
+ExecutionEvent::~ExecutionEvent() { DestroyEvent(api_, event_); }
+
+absl::Status ExecutionEvent::Await() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (event_ == nullptr) return status_;
+  absl::Status done = AwaitEvent(api_, event_, "execute");  // destroys it
+  event_ = nullptr;
+  if (!done.ok()) {
+    status_ = absl::Status(done.code(), absl::StrCat("execution of ", name_,
+                                                     " failed: ",
+                                                     done.message()));
+  }
+  return status_;
+}
+
 bool Buffer::IsDeleted() const {
   auto args = PJRT_ARGS(PJRT_Buffer_IsDeleted);
   args.buffer = buffer_.get();

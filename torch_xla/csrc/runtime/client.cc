@@ -206,6 +206,8 @@ absl::Status Client::TransferFromDevice(const Buffer& buffer, void* dst,
         "transfer from device: the ", buffer.shape().ToString(),
         " buffer was deleted or donated to a computation"));
   }
+  absl::Status ready = buffer.AwaitReady();
+  if (!ready.ok()) return ready;
   auto args = PJRT_ARGS(PJRT_Buffer_ToHostBuffer);
   args.src = buffer.handle();
   args.dst = dst;
@@ -314,7 +316,7 @@ absl::StatusOr<ExecutablePtr> Client::Compile(absl::string_view mlir_text,
 
 absl::StatusOr<std::vector<std::vector<BufferPtr>>> Client::Execute(
     const Executable& executable,
-    absl::Span<const std::vector<Buffer*>> arguments,
+    absl::Span<const std::vector<BufferPtr>> arguments,
     absl::Span<const int64_t> non_donatable) {
   static metrics::Metric* time =
       metrics::GetMetric("ExecuteTime", metrics::Metric::Unit::kNanoseconds);
@@ -334,7 +336,7 @@ absl::StatusOr<std::vector<std::vector<BufferPtr>>> Client::Execute(
           "execute: every device needs the same number of arguments");
     }
     for (size_t i = 0; i < num_args; ++i) {
-      const Buffer* buffer = arguments[d][i];
+      const Buffer* buffer = arguments[d][i].get();
       if (buffer == nullptr || buffer->IsDeleted()) {
         return absl::FailedPreconditionError(absl::StrCat(
             "execute: argument ", i, " was deleted or donated to an earlier "
@@ -388,31 +390,55 @@ absl::StatusOr<std::vector<std::vector<BufferPtr>>> Client::Execute(
       owned[d].emplace_back(outputs[d][o], BufferDeleter{api_});
     }
   }
-  absl::Status status = absl::OkStatus();
-  for (PJRT_Event* event : events) {
-    absl::Status done = AwaitEvent(api_, event, "execute");
-    if (status.ok()) status = done;
-  }
-  // Inputs the computation took over no longer hold device memory; stop
-  // counting them before the outputs that reuse their memory are counted.
+  // Donation happens when the run is enqueued: inputs the computation took
+  // over no longer hold device memory; stop counting them before the
+  // outputs that reuse their memory are counted.
   for (size_t d = 0; d < num_devices; ++d) {
-    for (Buffer* buffer : arguments[d]) {
+    for (const BufferPtr& buffer : arguments[d]) {
       if (buffer->IsDeleted()) buffer->MarkDonated();
     }
   }
   std::vector<std::vector<BufferPtr>> results(num_devices);
   const std::vector<Shape>& shapes = executable.output_shapes();
+  std::lock_guard<std::mutex> lock(pending_mu_);
+  // Forget runs nobody can wait for any more (all their outputs are gone).
+  pending_.erase(std::remove_if(pending_.begin(), pending_.end(),
+                                [](const std::weak_ptr<ExecutionEvent>& e) {
+                                  return e.expired();
+                                }),
+                 pending_.end());
   for (size_t d = 0; d < num_devices; ++d) {
+    auto done =
+        std::make_shared<ExecutionEvent>(api_, events[d], executable.name());
+    pending_.push_back(done);
     for (size_t o = 0; o < num_outputs; ++o) {
       results[d].push_back(std::make_shared<Buffer>(
           api_, std::move(owned[d][o]),
           o < shapes.size() ? shapes[o] : Shape(),
           executable.device_ordinals()[d]));
+      results[d].back()->set_ready_event(done);
     }
   }
-  if (!status.ok()) return status;
   return results;
 }
+
+absl::Status Client::WaitForExecutions() {
+  std::vector<std::weak_ptr<ExecutionEvent>> pending;
+  {
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    pending.swap(pending_);
+  }
+  absl::Status status = absl::OkStatus();
+  for (const std::weak_ptr<ExecutionEvent>& weak : pending) {
+    if (std::shared_ptr<ExecutionEvent> event = weak.lock()) {
+      absl::Status done = event->Await();
+      if (status.ok()) status = done;
+    }
+  }
+  return status;
+}
+
+
 
 absl::StatusOr<MemoryInfo> Client::GetMemoryInfo(int ordinal) const {
   absl::StatusOr<const Device*> device = GetDevice(ordinal);

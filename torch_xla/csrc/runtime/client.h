@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -29,8 +30,34 @@ struct Device {
   PJRT_Device* handle = nullptr;
 };
 
+class Buffer;
+using BufferPtr = std::shared_ptr<Buffer>;
+
+// The completion of one execution on one device; the outputs of that
+// execution share it. (Its arguments need not outlive it: PJRT frees a
+// destroyed buffer's memory only after the executions reading it finish.)
+// Awaited at most once; the status is kept, so every reader of every output
+// sees a failure, named after the computation.
+class ExecutionEvent {
+ public:
+  ExecutionEvent(const PJRT_Api* api, PJRT_Event* event, std::string name);
+  ~ExecutionEvent();
+  ExecutionEvent(const ExecutionEvent&) = delete;
+  ExecutionEvent& operator=(const ExecutionEvent&) = delete;
+
+  absl::Status Await();
+
+ private:
+  std::mutex mu_;
+  const PJRT_Api* api_;
+  PJRT_Event* event_;  // null once awaited
+  const std::string name_;
+  absl::Status status_;
+};
+
 // An on-device array. Owns its PJRT buffer; counts towards live device bytes
-// until destroyed or donated to an execution.
+// until destroyed or donated to an execution. The output of an execution that
+// may still be running holds that execution's event.
 class Buffer {
  public:
   Buffer(const PJRT_Api* api, OwnedBuffer buffer, Shape shape, int ordinal);
@@ -47,16 +74,22 @@ class Buffer {
   // Stops counting the buffer as live after a donation consumed it.
   void MarkDonated();
 
+  // Waits until the execution that computes the buffer has finished; its
+  // error if it failed.
+  absl::Status AwaitReady() const;
+  void set_ready_event(std::shared_ptr<ExecutionEvent> event) {
+    ready_ = std::move(event);
+  }
+
  private:
   const PJRT_Api* api_;
   OwnedBuffer buffer_;
+  std::shared_ptr<ExecutionEvent> ready_;  // null: ready when made
   const Shape shape_;
   const int ordinal_;
   int64_t bytes_ = 0;
   bool counted_ = false;
 };
-
-using BufferPtr = std::shared_ptr<Buffer>;
 
 // A compiled program, loaded on its devices.
 class Executable {
@@ -66,6 +99,9 @@ class Executable {
              std::vector<Shape> output_shapes);
 
   int num_outputs() const { return num_outputs_; }
+  // Names the computation in errors reported by a failed execution.
+  const std::string& name() const { return name_; }
+  void set_name(std::string name) { name_ = std::move(name); }
   // Per-device output shapes (shards under SPMD).
   const std::vector<Shape>& output_shapes() const { return output_shapes_; }
   // Ordinals of the devices it runs on, in argument-list order.
@@ -92,6 +128,7 @@ class Executable {
   std::vector<Shape> output_shapes_;
   int64_t alias_bytes_ = -1;
   std::vector<Shape> parameter_shapes_;
+  std::string name_ = "computation";
 };
 
 using ExecutablePtr = std::shared_ptr<Executable>;
@@ -131,21 +168,28 @@ class Client {
   // Copies `data` (dense, row-major, shape.byte_size() bytes) to a device.
   absl::StatusOr<BufferPtr> TransferToDevice(const void* data,
                                              const Shape& shape, int ordinal);
-  // Copies a buffer into `dst`, which holds exactly its byte size.
+  // Copies a buffer into `dst`, which holds exactly its byte size, once the
+  // execution computing it (if any) has finished.
   absl::Status TransferFromDevice(const Buffer& buffer, void* dst,
                                   int64_t dst_size);
 
   absl::StatusOr<ExecutablePtr> Compile(absl::string_view mlir_text,
                                         const CompileSpec& spec);
 
-  // Runs `executable`. arguments[d] lists the d-th device's inputs in
-  // parameter order; inputs whose index is in `non_donatable` are kept even
-  // when the module marks them as donated. Returns outputs per device.
-  // Waits for completion.
+  // Enqueues `executable` and returns at once. arguments[d] lists the d-th
+  // device's inputs in parameter order; inputs whose index is in
+  // `non_donatable` are kept even when the module marks them as donated.
+  // Returns outputs per device; they become ready when the device finishes
+  // (Buffer::AwaitReady, WaitForExecutions). Errors found while enqueueing
+  // are returned here, errors of the run itself at the first wait.
   absl::StatusOr<std::vector<std::vector<BufferPtr>>> Execute(
       const Executable& executable,
-      absl::Span<const std::vector<Buffer*>> arguments,
+      absl::Span<const std::vector<BufferPtr>> arguments,
       absl::Span<const int64_t> non_donatable = {});
+
+  // Waits for every execution enqueued so far; the first error among those
+  // not awaited before.
+  absl::Status WaitForExecutions();
 
   // Plugin memory stats where implemented, else our own accounting of live
   // buffers on that device.
@@ -162,6 +206,8 @@ class Client {
   std::string platform_version_;
   std::string plugin_path_;
   std::vector<Device> devices_;
+  std::mutex pending_mu_;
+  std::vector<std::weak_ptr<ExecutionEvent>> pending_;
 };
 
 // Live device bytes across all buffers this process holds (all devices),

@@ -14,8 +14,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "torch_xla/csrc/ir/builder.h"
 #include "torch_xla/csrc/ir/graph_hash.h"
 #include "torch_xla/csrc/ir/graph_walk.h"
+#include "torch_xla/csrc/ir/status_macros.h"
 #include "torch_xla/csrc/lowering/lowering_context.h"
 #include "torch_xla/csrc/metrics/metrics.h"
 #include "torch_xla/csrc/runtime/client.h"
@@ -109,28 +111,93 @@ absl::Status CheckNoPlaceholders(const LoweringContext& context,
   return absl::OkStatus();
 }
 
-// Fills (zeros, full) are sent as one element and broadcast in the graph,
-// except those that may be aliased to a result (an in-place update of a
-// fill, e.g. optimizer state made in the first step): those stay full-size
-// parameters, so that step's graph equals the later steps', where the same
-// tensor is device data.
-LoweringContext::ScalarParameterFn ScalarFills(
-    absl::Span<const XlaTensorPtr> results) {
+// A zeros()/full() value of rank > 0 not yet on the device.
+bool IsHostFill(const Data& data) {
+  return data.kind() == DataKind::kHost && !data.shape().dims.empty() &&
+         static_cast<const HostData&>(data).is_fill();
+}
+
+// Scalars, and fills (zeros, full) by their element, travel packed: one
+// vector per dtype (LoweringContext::ScalarPacking). Host data that may be
+// aliased to a result (an in-place update of a fill, e.g. optimizer state
+// made in the first step) stays a full-size parameter of its own, so that
+// step's graph equals the later steps', where the same tensor is device data.
+LoweringContext::ScalarPacking PackScalars(
+    absl::Span<const XlaTensorPtr> results,
+    const std::unordered_set<int64_t>& materialized = {}) {
   std::unordered_set<int64_t> result_aliases;
   for (const XlaTensorPtr& tensor : results) {
-    result_aliases.insert(tensor->alias_id());
+    if (!materialized.count(tensor->alias_id())) {
+      result_aliases.insert(tensor->alias_id());
+    }
   }
-  return [result_aliases = std::move(result_aliases)](
-             const Data& data) -> DataPtr {
-    if (data.kind() != DataKind::kHost || data.shape().dims.empty()) {
+  LoweringContext::ScalarPacking packing;
+  packing.scalar_of = [result_aliases = std::move(result_aliases)](
+                          const Data& data) -> DataPtr {
+    if (data.kind() != DataKind::kHost ||
+        result_aliases.count(data.owner_alias_id()) > 0) {
       return nullptr;
     }
     const auto& host = static_cast<const HostData&>(data);
-    if (!host.is_fill() || result_aliases.count(data.owner_alias_id()) > 0) {
-      return nullptr;
-    }
+    if (!host.is_fill() && !data.shape().dims.empty()) return nullptr;
     return host.Element();
   };
+  packing.pack = [](DType dtype, absl::Span<const DataPtr> scalars) {
+    std::vector<uint8_t> bytes;
+    for (const DataPtr& scalar : scalars) {
+      const auto& host = static_cast<const HostData&>(*scalar);
+      bytes.insert(bytes.end(), host.bytes().begin(), host.bytes().end());
+    }
+    return std::make_shared<HostData>(
+        Shape(dtype, {static_cast<int64_t>(scalars.size())}), std::move(bytes));
+  };
+  return packing;
+}
+
+// Device copies of small host values (the packed scalars), by content and
+// device: a step whose scalars did not change uploads nothing. Buffers that
+// an execution may take over (aliased parameters) never come from here.
+class UploadCache {
+ public:
+  static constexpr size_t kCapacity = 256;
+  static constexpr int64_t kMaxBytes = 64 << 10;
+
+  absl::StatusOr<BufferPtr> Get(Client* client, const HostData& host,
+                                int device) {
+    std::string key = absl::StrCat(device, ":", host.shape().ToString(), ":");
+    key.append(host.bytes().begin(), host.bytes().end());
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = index_.find(key);
+    if (it != index_.end() && !it->second->second->IsDeleted()) {
+      order_.splice(order_.begin(), order_, it->second);
+      return it->second->second;
+    }
+    if (it != index_.end()) {
+      order_.erase(it->second);
+      index_.erase(it);
+    }
+    absl::StatusOr<BufferPtr> buffer =
+        client->TransferToDevice(host.bytes().data(), host.shape(), device);
+    if (!buffer.ok()) return buffer.status();
+    order_.emplace_front(key, *buffer);
+    index_[key] = order_.begin();
+    if (order_.size() > kCapacity) {
+      index_.erase(order_.back().first);
+      order_.pop_back();
+    }
+    return buffer;
+  }
+
+ private:
+  using Entry = std::pair<std::string, BufferPtr>;
+  std::mutex mu_;
+  std::list<Entry> order_;
+  std::unordered_map<std::string, std::list<Entry>::iterator> index_;
+};
+
+UploadCache& GetUploadCache() {
+  static auto* cache = new UploadCache();
+  return *cache;
 }
 
 // Decides which parameters donate their buffers. An in-place update keeps
@@ -193,9 +260,16 @@ Donation PlanDonation(const LoweringContext& context, const SyncGroup& group,
 }
 
 absl::StatusOr<std::vector<BufferPtr>> GatherArguments(
-    Client* client, const LoweringContext& context, int device) {
+    Client* client, const LoweringContext& context, int device,
+    const Donation& donation) {
+  std::unordered_set<int64_t> taken_over(donation.donors.begin(),
+                                         donation.donors.end());
+  for (const auto& [parameter, result] : donation.aliases) {
+    taken_over.insert(parameter);
+  }
   std::vector<BufferPtr> arguments;
-  for (const DataPtr& data : context.parameters()) {
+  for (size_t p = 0; p < context.parameters().size(); ++p) {
+    const DataPtr& data = context.parameters()[p];
     switch (data->kind()) {
       case DataKind::kDevice: {
         auto* device_data = static_cast<const DeviceData*>(data.get());
@@ -215,8 +289,18 @@ absl::StatusOr<std::vector<BufferPtr>> GatherArguments(
         break;
       }
       case DataKind::kHost: {
-        // Scalars and host values travel now, when the graph runs.
+        // Scalars and host values travel now, when the graph runs; small
+        // ones only when their value is new.
         auto* host = static_cast<const HostData*>(data.get());
+        if (!host->is_fill() && host->shape().byte_size() <=
+                                    UploadCache::kMaxBytes &&
+            !taken_over.count(static_cast<int64_t>(p))) {
+          absl::StatusOr<BufferPtr> buffer =
+              GetUploadCache().Get(client, *host, device);
+          if (!buffer.ok()) return buffer.status();
+          arguments.push_back(*std::move(buffer));
+          break;
+        }
         std::vector<uint8_t> dense;
         const uint8_t* bytes = host->bytes().data();
         if (host->is_fill()) {
@@ -249,7 +333,8 @@ void DumpModule(const std::string& text) {
 // Lowers, compiles (or finds) and runs one group; the group's tensors then
 // hold the outputs.
 absl::Status ExecuteGroup(SyncGroup& group, bool donate,
-                          absl::Span<const XlaTensorPtr> live) {
+                          absl::Span<const XlaTensorPtr> live,
+                          const std::unordered_set<int64_t>& materialized) {
   static metrics::Counter* cached = metrics::GetCounter("CachedCompile");
   static metrics::Counter* uncached = metrics::GetCounter("UncachedCompile");
   static metrics::Metric* alias_count =
@@ -259,7 +344,7 @@ absl::Status ExecuteGroup(SyncGroup& group, bool donate,
   if (!client.ok()) return client.status();
 
   LoweringContext context("SyncTensorsGraph");
-  context.SetScalarParameters(ScalarFills(group.tensors));
+  context.SetScalarPacking(PackScalars(group.tensors, materialized));
   absl::Status built = context.Build(group.results);
   if (!built.ok()) return built;
   absl::Status readable = CheckNoPlaceholders(context, group);
@@ -299,6 +384,8 @@ absl::Status ExecuteGroup(SyncGroup& group, bool donate,
                                        compiled.status().message()));
     }
     executable = *std::move(compiled);
+    executable->set_name(absl::StrCat("SyncTensorsGraph (graph hash ",
+                                      absl::Hex(context.hash()), ")"));
     std::vector<Shape> parameter_shapes;
     for (const DataPtr& data : context.parameters()) {
       parameter_shapes.push_back(data->shape());
@@ -308,13 +395,10 @@ absl::Status ExecuteGroup(SyncGroup& group, bool donate,
   }
 
   absl::StatusOr<std::vector<BufferPtr>> arguments =
-      GatherArguments(*client, context, group.device);
+      GatherArguments(*client, context, group.device, donation);
   if (!arguments.ok()) return arguments.status();
-  std::vector<runtime::Buffer*> raw;
-  raw.reserve(arguments->size());
-  for (const BufferPtr& buffer : *arguments) raw.push_back(buffer.get());
   absl::StatusOr<std::vector<std::vector<BufferPtr>>> outputs =
-      (*client)->Execute(*executable, {raw});
+      (*client)->Execute(*executable, {*std::move(arguments)});
   if (!outputs.ok()) return outputs.status();
   alias_count->Add(
       static_cast<double>(donation.aliases.size() + donation.donors.size()));
@@ -338,14 +422,16 @@ absl::Status ExecuteGroup(SyncGroup& group, bool donate,
 }
 
 // Splits pending tensors by device; a tensor whose pending value is just a
-// data leaf takes that data without running anything.
+// data leaf takes that data without running anything, except a fill, which
+// the step turns into a buffer (see MaterializeFills).
 absl::StatusOr<std::vector<SyncGroup>> MakeGroups(
     absl::Span<const XlaTensorPtr> tensors) {
   std::map<int, SyncGroup> by_device;
   for (const XlaTensorPtr& tensor : tensors) {
     if (tensor->state() != TensorState::kIrValue) continue;
     const Value& value = tensor->ir_value();
-    if (value.node->kind() == OpKind::kDeviceData) {
+    if (value.node->kind() == OpKind::kDeviceData &&
+        !IsHostFill(*value.node->data())) {
       absl::Status status = tensor->SetData(value.node->data());
       if (!status.ok()) return status;
       continue;
@@ -424,12 +510,34 @@ std::unordered_set<const XlaTensor*> PlaceholderDependents(
   return dependents;
 }
 
+// Live tensors made by a fill (zeros, full) and never written: the step
+// computes them too (their element broadcast in the graph), so they leave
+// the sync as device data. Graphs of later steps then read a buffer instead
+// of broadcasting a scalar through every op that uses them (XLA's simplifier
+// gets lost pushing such broadcasts down long chains), and nothing is
+// uploaded for them again. Returns their alias IDs.
+absl::StatusOr<std::unordered_set<int64_t>> MaterializeFills(
+    absl::Span<const XlaTensorPtr> live) {
+  std::unordered_set<int64_t> materialized;
+  for (const XlaTensorPtr& tensor : live) {
+    if (tensor->state() != TensorState::kHostData ||
+        !IsHostFill(*tensor->data())) {
+      continue;
+    }
+    TXLA_RETURN_IF_ERROR(
+        tensor->SetIrValue(Value(MakeDataNode(tensor->data()))));
+    materialized.insert(tensor->alias_id());
+  }
+  return materialized;
+}
+
 absl::Status Sync(absl::Span<const XlaTensorPtr> tensors, bool donate,
-                  absl::Span<const XlaTensorPtr> live) {
+                  absl::Span<const XlaTensorPtr> live,
+                  const std::unordered_set<int64_t>& materialized = {}) {
   absl::StatusOr<std::vector<SyncGroup>> groups = MakeGroups(tensors);
   if (!groups.ok()) return groups.status();
   for (SyncGroup& group : *groups) {
-    absl::Status status = ExecuteGroup(group, donate, live);
+    absl::Status status = ExecuteGroup(group, donate, live, materialized);
     if (!status.ok()) return status;
   }
   return absl::OkStatus();
@@ -440,6 +548,9 @@ absl::Status Sync(absl::Span<const XlaTensorPtr> tensors, bool donate,
 absl::Status SyncLiveTensors() {
   std::lock_guard<std::mutex> lock(SyncMutex());
   std::vector<XlaTensorPtr> live = LiveTensors();
+  absl::StatusOr<std::unordered_set<int64_t>> materialized =
+      MaterializeFills(live);
+  if (!materialized.ok()) return materialized.status();
   // Tensors traced on placeholders (staged-out computations that are still
   // referenced) stay pending: they can never run, and they must not stop
   // the rest of the step. Reading one reports the placeholder.
@@ -448,7 +559,7 @@ absl::Status SyncLiveTensors() {
   for (const XlaTensorPtr& tensor : live) {
     if (!skip.count(tensor.get())) runnable.push_back(tensor);
   }
-  return Sync(runnable, /*donate=*/true, live);
+  return Sync(runnable, /*donate=*/true, live, *materialized);
 }
 
 absl::Status SyncTensors(absl::Span<const XlaTensorPtr> tensors) {
@@ -490,7 +601,7 @@ absl::Status BuildContext(absl::Span<const XlaTensorPtr> tensors,
     if (!value.ok()) return value.status();
     results.push_back(*std::move(value));
   }
-  context.SetScalarParameters(ScalarFills(tensors));
+  context.SetScalarPacking(PackScalars(tensors));
   return context.Build(results);
 }
 
@@ -510,6 +621,12 @@ absl::StatusOr<uint64_t> TensorsGraphHash(
   absl::Status built = BuildContext(tensors, context);
   if (!built.ok()) return built;
   return context.hash();
+}
+
+absl::Status WaitForDevice() {
+  absl::StatusOr<Client*> client = Client::Global();
+  if (!client.ok()) return client.status();
+  return (*client)->WaitForExecutions();
 }
 
 void SetEnableBufferDonorAliasing(bool enable) {

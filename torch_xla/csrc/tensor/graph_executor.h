@@ -16,6 +16,9 @@
 
 namespace torch_xla {
 
+// Syncs enqueue their executions and return: the resulting device data
+// becomes ready when the device finishes (reads wait for it).
+
 // Executes the pending IR of every live tensor (torch_xla.sync()), except
 // tensors whose value reads a placeholder: those stay pending. Donates
 // the buffers of tensors updated in place, and of explicit donors when the
@@ -25,6 +28,10 @@ absl::Status SyncLiveTensors();
 // Executes the pending IR of just these tensors (e.g. before reading one).
 // Donates nothing: tensors outside the set may still need every input.
 absl::Status SyncTensors(absl::Span<const XlaTensorPtr> tensors);
+
+// Waits until every enqueued execution has finished (xm.wait_device_ops(),
+// sync(wait=True)); the first failure among them.
+absl::Status WaitForDevice();
 
 // Copies a tensor's value into `dst` (exactly its byte size), running its
 // pending IR first. Fails for placeholders and deleted tensors.
