@@ -25,7 +25,8 @@ K = {
         "clamp", "convert", "bitcast_convert", "broadcast_in_dim", "reshape",
         "transpose", "reverse", "slice", "dynamic_slice",
         "dynamic_update_slice", "concatenate", "pad", "dot_general", "reduce",
-        "gather", "scatter", "rng_bit_generator", "optimization_barrier")
+        "gather", "scatter", "sort", "convolution", "reduce_window",
+        "select_and_scatter", "rng_bit_generator", "optimization_barrier")
 }
 
 # _XLAC.DType members by code (attribute values must be the enum).
@@ -189,6 +190,80 @@ def gather(x, indices, **attrs):
 
 def scatter(x, indices, updates, **attrs):
   return _op(K["scatter"], [x, indices, updates], attrs)
+
+
+def sort(operands, dimension: int, descending: bool = False,
+         num_keys: int = 1, stable: bool = True):
+  """Sorts `operands` (same dims) together along `dimension`, -> a list.
+
+  The first `num_keys` are keys compared lexicographically (floats in
+  PyTorch's order: NaN largest, -0.0 equal to 0.0); the rest ride along.
+  """
+  return _op_multi(K["sort"], list(operands), {
+      "dimension": dimension,
+      "descending": descending,
+      "num_keys": num_keys,
+      "stable": stable,
+  })
+
+
+def convolution(lhs, rhs, strides=None, pad_lo=None, pad_hi=None,
+                lhs_dilation=None, rhs_dilation=None, feature_groups=1,
+                batch_groups=1, lhs_dims=None, rhs_dims=None, out_dims=None,
+                code=None, precision=None):
+  """StableHLO convolution; defaults: NCHW input, OIHW kernel, NCHW result.
+
+  Window arguments have one entry per spatial dim; `lhs_dims` is [batch,
+  feature, *spatial], `rhs_dims` [in_feature, out_feature, *spatial],
+  `out_dims` [batch, feature, *spatial]; `code` the preferred result type.
+  """
+  attrs = {"feature_groups": feature_groups, "batch_groups": batch_groups}
+  for name, value in (("strides", strides), ("pad_lo", pad_lo),
+                      ("pad_hi", pad_hi), ("lhs_dilation", lhs_dilation),
+                      ("rhs_dilation", rhs_dilation), ("lhs_dims", lhs_dims),
+                      ("rhs_dims", rhs_dims), ("out_dims", out_dims)):
+    if value is not None:
+      attrs[name] = [int(v) for v in value]
+  if code is not None:
+    attrs["dtype"] = DT[code]
+  if precision is not None:
+    attrs["precision"] = precision
+  return _op(K["convolution"], [lhs, rhs], attrs)
+
+
+def _window_attrs(window, strides, pad_lo, pad_hi):
+  attrs = {"window": [int(v) for v in window]}
+  for name, value in (("strides", strides), ("pad_lo", pad_lo),
+                      ("pad_hi", pad_hi)):
+    if value is not None:
+      attrs[name] = [int(v) for v in value]
+  return attrs
+
+
+def reduce_window(operands, kind: str, window, strides=None, pad_lo=None,
+                  pad_hi=None, base_dilation=None, win_dilation=None):
+  """Window reduction (one entry per operand dim), -> a list of results.
+
+  kind: "sum" | "max" | "min" over one operand, or "argmax" over
+  (values, indices): the first maximum and its index (a NaN beats numbers,
+  the last NaN wins; padding never does).
+  """
+  attrs = _window_attrs(window, strides, pad_lo, pad_hi)
+  attrs["kind"] = kind
+  if base_dilation is not None:
+    attrs["base_dilation"] = [int(v) for v in base_dilation]
+  if win_dilation is not None:
+    attrs["win_dilation"] = [int(v) for v in win_dilation]
+  return _op_multi(K["reduce_window"], list(operands), attrs)
+
+
+def select_and_scatter(operand, source, kind: str, window, strides=None,
+                       pad_lo=None, pad_hi=None):
+  """Adds each source element at the position its window of `operand`
+  selects (kind "max" | "min": first extreme, last NaN)."""
+  attrs = _window_attrs(window, strides, pad_lo, pad_hi)
+  attrs["kind"] = kind
+  return _op(K["select_and_scatter"], [operand, source], attrs)
 
 
 def rng_bit_generator(state, code: int, shape):

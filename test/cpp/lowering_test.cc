@@ -386,6 +386,98 @@ TEST(GoldenTest, AliasDonorAndSharding) {
   EXPECT_EQ(ctx.SetDonor(3).code(), absl::StatusCode::kOutOfRange);
 }
 
+TEST(GoldenTest, Sort) {
+  NodePtr x = Leaf(DType::kF32, {4, 5});
+  NodePtr idx = Make(OpKind::kIota, {},
+                     Attrs().Set("dtype", DType::kI32).Set("dims", Dims{4, 5})
+                         .Set("dimension", 0));
+  NodePtr k = Leaf(DType::kI32, {6});
+  NodePtr h = Leaf(DType::kBF16, {6});
+  NodePtr p = Leaf(DType::kBool, {6});
+  NodePtr two = Make(OpKind::kSort, {k, h, p},
+                     Attrs().Set("dimension", 0).Set("num_keys", 2).Set(
+                         "stable", false));
+  NodePtr desc = Make(OpKind::kSort, {x, idx},
+                      Attrs().Set("dimension", 0).Set("descending", true));
+  std::vector<Value> results = {
+      Make(OpKind::kSort, {x}, Attrs().Set("dimension", 1)),
+      Value(desc, 0), Value(desc, 1), Value(two, 2),
+      Make(OpKind::kSort, {p}, Attrs().Set("dimension", 0)),
+  };
+  ExpectMatchesGolden(Lower("sort", results), "sort.mlir");
+}
+
+TEST(GoldenTest, Convolution) {
+  NodePtr x = Leaf(DType::kF32, {1, 4, 8, 8});
+  NodePtr w = Leaf(DType::kF32, {6, 4, 3, 3});
+  NodePtr wg = Leaf(DType::kF32, {6, 2, 3, 3});
+  NodePtr hx = Leaf(DType::kBF16, {2, 3, 7});
+  NodePtr hw = Leaf(DType::kBF16, {5, 3, 2});
+  NodePtr g = Leaf(DType::kF32, {1, 6, 6, 6});
+  std::vector<Value> results = {
+      Make(OpKind::kConvolution, {x, w},
+           Attrs()
+               .Set("strides", Dims{2, 1})
+               .Set("pad_lo", Dims{1, 1})
+               .Set("pad_hi", Dims{1, 0})
+               .Set("rhs_dilation", Dims{2, 1})
+               .Set("precision", "HIGHEST")),
+      Make(OpKind::kConvolution, {x, wg},
+           Attrs().Set("feature_groups", 2).Set("lhs_dilation", Dims{2, 2})),
+      Make(OpKind::kConvolution, {hx, hw}, Attrs().Set("dtype", DType::kF32)),
+      // A weight gradient: x as [f, b, 0, 1], the grad as the kernel.
+      Make(OpKind::kConvolution, {x, g},
+           Attrs()
+               .Set("lhs_dims", Dims{1, 0, 2, 3})
+               .Set("rhs_dims", Dims{0, 1, 2, 3})
+               .Set("out_dims", Dims{1, 0, 2, 3})
+               .Set("batch_groups", 2)),
+  };
+  ExpectMatchesGolden(Lower("convolution", results), "convolution.mlir");
+}
+
+TEST(GoldenTest, ReduceWindowAndSelectAndScatter) {
+  NodePtr x = Leaf(DType::kF32, {2, 5, 5});
+  NodePtr i = Leaf(DType::kI32, {2, 5, 5});
+  NodePtr idx = Leaf(DType::kI64, {2, 5, 5});
+  NodePtr src = Leaf(DType::kF32, {2, 3, 3});
+  NodePtr isrc = Leaf(DType::kI32, {2, 2, 2});
+  auto window = [](const char* kind) {
+    return Attrs()
+        .Set("kind", kind)
+        .Set("window", Dims{1, 3, 3})
+        .Set("strides", Dims{1, 2, 2})
+        .Set("pad_lo", Dims{0, 1, 1})
+        .Set("pad_hi", Dims{0, 1, 1});
+  };
+  NodePtr argmax = Make(OpKind::kReduceWindow, {x, idx}, window("argmax"));
+  std::vector<Value> results = {
+      Make(OpKind::kReduceWindow, {x}, window("sum")),
+      Make(OpKind::kReduceWindow, {i},
+           Attrs().Set("kind", "max").Set("window", Dims{1, 2, 2})),
+      Make(OpKind::kReduceWindow, {x},
+           Attrs()
+               .Set("kind", "min")
+               .Set("window", Dims{1, 2, 2})
+               .Set("base_dilation", Dims{1, 2, 1})
+               .Set("win_dilation", Dims{1, 1, 2})),
+      Value(argmax, 0), Value(argmax, 1),
+      Make(OpKind::kSelectAndScatter, {x, src},
+           Attrs()
+               .Set("kind", "max")
+               .Set("window", Dims{1, 3, 3})
+               .Set("strides", Dims{1, 2, 2})
+               .Set("pad_lo", Dims{0, 1, 1})
+               .Set("pad_hi", Dims{0, 1, 1})),
+      Make(OpKind::kSelectAndScatter, {i, isrc},
+           Attrs()
+               .Set("kind", "min")
+               .Set("window", Dims{1, 2, 2})
+               .Set("strides", Dims{1, 2, 2})),
+  };
+  ExpectMatchesGolden(Lower("window", results), "window.mlir");
+}
+
 // Scalars travel as one vector per dtype; each leaf reads its own element
 // (broadcast to a fill's shape). Two leaves are two elements whatever their
 // values, so the module never depends on values.

@@ -1,28 +1,18 @@
 """Convolution (1-d, 2-d, 3-d, grouped, dilated, transposed) and its backward.
 
-The IR has no convolution op, so a convolution is one matrix product over
-"im2col" columns:
+Every convolution is one IR `convolution` node (StableHLO's, native on every
+PJRT backend): no im2col buffer, memory is the inputs and the result.
+bf16/f16 operands accumulate in f32 (the node's preferred result type) and
+round once; f32/f64 ask for HIGHEST precision, like matmuls.
 
-  out[n, o, p] = sum_{c, k} x_pad[n, c, p * stride + k * dilation] w[o, c, k]
-
-For each kernel offset k, a strided slice of the padded input gives the
-patch x_pad[:, :, k*d :: stride] of shape [N, C, *out_spatial]; the patches
-are stacked into columns [N, C, prod(K), *out] and one dot_general
-contracts (C, K) with the flattened weight [O, C, prod(K)] (groups are a
-batch dimension of that dot). bf16/f16 accumulate in f32 and round once.
-
-Cost: the FLOPs of a direct convolution, plus a columns buffer of
-N * C * prod(K) * prod(out) elements (prod(K) times the input for stride
-1). Exact and fine for small CNNs; a native convolution op would be faster
-and leaner on accelerators. (One dot per kernel offset, summed, avoids the
-buffer but compiled 2x slower and ran 2x slower on the CPU backend.)
-
-Backward uses the same two building blocks:
-  grad_input  = conv of the grad, dilated by the stride (interior padding)
-                and padded by dilation*(k-1)-padding, with the kernel
-                flipped and its in/out channels swapped (stride 1);
-  grad_weight = the columns of the padded input contracted with the grad
-                over batch and spatial dims (one dot);
+Backward, with the forward's window (stride s, padding p, dilation d):
+  grad_input  = a convolution of the grad dilated by s (lhs_dilation),
+                padded by d*(k-1)-p, with the kernel flipped and its in/out
+                channels swapped (stride 1);
+  grad_weight = a convolution of the input (channels as the batch dim)
+                with the grad as the kernel (batch as its input feature),
+                window stride d and kernel dilation s; groups become
+                batch_groups;
   grad_bias   = the grad summed over batch and spatial dims.
 A transposed convolution is the input gradient of a regular one, so its
 forward and backward reuse the same functions with the roles swapped.
@@ -48,42 +38,33 @@ def _expand(value, n, name):
   return value
 
 
-def _columns(x, kernel, stride, pad_lo, pad_hi, dilation, lhs_dilation=None):
-  """im2col: pads x [N, C, *S] and stacks the patch of every kernel offset
-  into columns [N, C, prod(K), *out]. Returns (columns, out).
-
-  lhs_dilation inserts (d - 1) zeros between input elements (for input
-  gradients and transposed convolutions). Negative padding crops.
-  """
-  nsp = len(kernel)
-  interior = [0, 0] + [d - 1 for d in lhs_dilation] if lhs_dilation else None
-  if any(pad_lo) or any(pad_hi) or (interior and any(interior)):
-    x = _ir.pad(x, _ir.constant(0, x.dtype, (), x.device),
-                [0, 0] + list(pad_lo), [0, 0] + list(pad_hi), interior)
-  size = x.dims[2:]
-  out = [(size[i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1
-         for i in range(nsp)]
-  offsets = [[]]
-  for k in kernel:
-    offsets = [o + [i] for o in offsets for i in range(k)]
-  n, c = x.dims[:2]
-  patches = []
-  for offset in offsets:
-    start = [0, 0] + [offset[i] * dilation[i] for i in range(nsp)]
-    limit = [n, c] + [start[2 + i] + (out[i] - 1) * stride[i] + 1
-                      for i in range(nsp)]
-    patch = _ir.slice_(x, start, limit, [1, 1] + list(stride))
-    patches.append(_ir.reshape(patch, [n, c, 1] + out))
-  if len(patches) == 1:
-    return patches[0], out
-  return _ir.concatenate(patches, 2), out
-
-
-def _prod(values):
-  result = 1
-  for v in values:
-    result *= v
-  return result
+def _convolve(x, w, stride, pad_lo, pad_hi, lhs_dilation, rhs_dilation,
+              groups=1, batch_groups=1, dims=None):
+  """One convolution node in the accumulation dtype. Negative padding (a
+  window that stops short of the input's end) crops x first, since the
+  node takes padding >= 0. `dims`: (lhs_dims, rhs_dims, out_dims)."""
+  nsp = len(stride)
+  lhs_dilation = list(lhs_dilation or [1] * nsp)
+  if any(p < 0 for p in list(pad_lo) + list(pad_hi)):
+    spatial = dims[0][2:] if dims else list(range(2, 2 + nsp))
+    rank = len(x.dims)
+    lo, hi, interior = [0] * rank, [0] * rank, [0] * rank
+    for i, d in enumerate(spatial):
+      lo[d], hi[d] = min(pad_lo[i], 0), min(pad_hi[i], 0)
+      interior[d] = lhs_dilation[i] - 1
+    x = _ir.pad(x, _ir.constant(0, x.dtype, (), x.device), lo, hi, interior)
+    pad_lo = [max(p, 0) for p in pad_lo]
+    pad_hi = [max(p, 0) for p in pad_hi]
+    lhs_dilation = [1] * nsp
+  acc = linalg.accumulation_code(x.dtype)
+  lhs_dims, rhs_dims, out_dims = dims or (None, None, None)
+  return _ir.convolution(
+      x, w, strides=stride, pad_lo=pad_lo, pad_hi=pad_hi,
+      lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation,
+      feature_groups=groups, batch_groups=batch_groups, lhs_dims=lhs_dims,
+      rhs_dims=rhs_dims, out_dims=out_dims,
+      code=acc if acc != x.dtype else None,
+      precision="HIGHEST" if x.dtype in (_ir.F32, _ir.F64) else None)
 
 
 def conv(x, w, stride, pad_lo, pad_hi, dilation, groups, lhs_dilation=None):
@@ -91,57 +72,35 @@ def conv(x, w, stride, pad_lo, pad_hi, dilation, groups, lhs_dilation=None):
 
   Returns [N, O, *out] in the accumulation dtype (f32 for bf16/f16).
   """
-  kernel = w.dims[2:]
-  nsp = len(kernel)
-  n, c = x.dims[:2]
-  o, cg = w.dims[:2]
-  kk = _prod(kernel)
-  g = groups
-  cols, out = _columns(x, kernel, stride, pad_lo, pad_hi, dilation,
-                       lhs_dilation)
-  if g == 1:
-    # [N, C, K, *out] x [O, C, K] -> [N, *out, O] -> [N, O, *out]
-    flat = _ir.reshape(w, [o, cg, kk])
-    value = linalg.dot(cols, flat, [1, 2], [1, 2], accumulate=True)
-    return _ir.transpose(value, [0, nsp + 1] + list(range(1, nsp + 1)))
-  cols = _ir.reshape(cols, [n, g, cg, kk] + out)
-  flat = _ir.reshape(w, [g, o // g, cg, kk])
-  # -> [g, N, *out, O/g] -> [N, g, O/g, *out] -> [N, O, *out]
-  value = linalg.dot(cols, flat, [2, 3], [2, 3], [1], [0], accumulate=True)
-  value = _ir.transpose(value, [1, 0, nsp + 2] + list(range(2, nsp + 2)))
-  return _ir.reshape(value, [n, o] + out)
+  return _convolve(x, w, stride, pad_lo, pad_hi, lhs_dilation, dilation,
+                   groups)
 
 
 def conv_weight_grad(x, grad, kernel, stride, pad_lo, pad_hi, dilation,
-                     groups, lhs_dilation=None):
+                     groups):
   """d(sum(grad * conv(x, w)))/dw for x [N, C, *S], grad [N, O, *out].
 
   Returns [O, C/g, *kernel] in the accumulation dtype.
   """
   nsp = len(kernel)
-  n, c = x.dims[:2]
-  o = grad.dims[1]
+  size = x.dims[2:]
   out = grad.dims[2:]
-  kk = _prod(kernel)
-  g = groups
-  cols, col_out = _columns(x, kernel, stride, pad_lo, pad_hi, dilation,
-                           lhs_dilation)
-  if col_out != out:
+  expected = [(size[i] + pad_lo[i] + pad_hi[i] - dilation[i] *
+               (kernel[i] - 1) - 1) // stride[i] + 1 for i in range(nsp)]
+  if expected != out:
     raise RuntimeError(
         f"convolution_backward: grad_output spatial size {out} does not "
-        f"match the forward output size {col_out}")
-  if g == 1:
-    # [N, O, *out] x [N, C, K, *out] -> [O, C, K]
-    value = linalg.dot(grad, cols, [0] + list(range(2, 2 + nsp)),
-                       [0] + list(range(3, 3 + nsp)), accumulate=True)
-  else:
-    grad = _ir.reshape(grad, [n, g, o // g] + out)
-    cols = _ir.reshape(cols, [n, g, c // g, kk] + out)
-    # -> [g, O/g, C/g, K]
-    value = linalg.dot(grad, cols, [0] + list(range(3, 3 + nsp)),
-                       [0] + list(range(4, 4 + nsp)), [1], [1],
-                       accumulate=True)
-  return _ir.reshape(value, [o, c // g] + list(kernel))
+        f"match the forward output size {expected}")
+  # Windows over x of the grad's extent (dilated by the stride), one per
+  # kernel offset (stride = the forward dilation); padding reaches exactly
+  # the last input row a window used.
+  hi = [stride[i] * (out[i] - 1) + dilation[i] * (kernel[i] - 1) + 1 -
+        size[i] - pad_lo[i] for i in range(nsp)]
+  spatial = list(range(2, 2 + nsp))
+  return _convolve(x, grad, dilation, pad_lo, hi, None, stride,
+                   batch_groups=groups,
+                   dims=([1, 0] + spatial, [0, 1] + spatial,
+                         [1, 0] + spatial))
 
 
 def _flip_swap(w, groups):

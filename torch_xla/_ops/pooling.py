@@ -1,25 +1,30 @@
-"""2-d pooling: max (with indices), average, adaptive average and max; the
-backwards.
+"""Pooling (2-d and 3-d; 1-d comes here through PyTorch's decomposition):
+max (with indices), average, adaptive average and max; the backwards.
 
-Like convolution.py, windows are built by composition: the input is padded
-(with -inf for max, 0 for average) and each kernel offset k is one strided
-slice x_pad[..., k*d :: stride] of the output's shape; the pool is the
-elementwise max or sum over those prod(kernel) slices. Max pooling keeps,
-next to the running max, the flat index (h * W + w into the unpadded
-input plane, as eager returns) of the offset that won: the first maximum,
-or the last NaN, as eager's CPU kernel does. Its backward scatter-adds the
-gradient to those indices; average pooling's backward pads the scaled
-gradient back to each offset's positions (the transpose of the slice).
-Average divisors come from pooling a 0/1 mask the same way.
+Windows are IR window ops, native on every PJRT backend:
+- max pooling is one `reduce_window` of kind argmax over (x, flat index
+  into the input plane): the first maximum and its index, or the last NaN,
+  as eager's CPU kernel picks; padding never wins;
+- its backward is one `select_and_scatter` (the same choice, recomputed
+  from the input) when dilation is 1; dilated windows (which
+  select_and_scatter lacks) and adaptive max pooling scatter-add the
+  gradient to the saved indices;
+- average pooling is a window sum divided by the window sums of a 0/1 mask
+  (a constant of the geometry: 1 over the input, and over the explicit
+  padding when it counts);
+- its backward is the transpose of the strided window sum: a window sum of
+  the scaled gradient spread by the stride (base dilation) and padded by
+  k - 1 - p.
 
 Adaptive average pooling with equal windows (output divides input) is a
-reshape and a sum; otherwise it multiplies by the [out, in] averaging
-matrix of each spatial dim (two dots). Adaptive max pooling gathers each
-window's rows and columns at their longest length (short windows repeat
-their last element, which never changes the first maximum).
+window sum too; otherwise it multiplies by the [out, in] averaging matrix
+of each spatial dim (two dots). Adaptive max pooling with equal windows is
+the argmax window; otherwise it gathers each window's rows and columns at
+their longest length (short windows repeat their last element, which never
+changes the first maximum).
 
-Cost: prod(kernel) slices and elementwise ops over the output; no extra
-memory beyond a slice at a time.
+Cost: one pass over the input per op; no buffer beyond the result (and, for
+max pooling, an int64 index plane broadcast over the batch).
 """
 
 import math
@@ -29,17 +34,23 @@ from torch_xla._ops._common import check_same_device, literal
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import wrap, xt_of
 
+_COUNT_WORDS = {2: "two", 3: "three"}
 
-def _pair(value, name, default=None):
+
+def _tuple(value, name, n, default=None):
   if value is None or (isinstance(value, (list, tuple)) and not value):
     value = default
   value = list(value) if isinstance(value, (list, tuple)) else [value]
   if len(value) == 1:
-    value = value * 2
-  if len(value) != 2:
+    value = value * n
+  if len(value) != n:
     raise RuntimeError(f"{name} must either be a single int, or a tuple of "
-                       f"two ints")
+                       f"{_COUNT_WORDS[n]} ints")
   return value
+
+
+def _pair(value, name, default=None):
+  return _tuple(value, name, 2, default)
 
 
 def _output_size(size, k, s, p, d, ceil_mode):
@@ -52,17 +63,21 @@ def _output_size(size, k, s, p, d, ceil_mode):
 
 
 class _Geometry:
-  """Window geometry of one pooling call (2 spatial dims)."""
+  """Window geometry of one pooling call over the last `nsp` dims."""
 
   def __init__(self, name, x, kernel_size, stride, padding, dilation,
-               ceil_mode):
-    if x.dim() not in (3, 4) or any(s == 0 for s in x.shape[-3:]):
+               ceil_mode, nsp=2):
+    if (x.dim() not in (nsp + 1, nsp + 2) or
+        any(s == 0 for s in x.shape[-nsp - 1:])):
       raise RuntimeError(
-          "non-empty 3D or 4D (batch mode) tensor expected for input")
-    self.kernel = _pair(kernel_size, "kernel_size")
-    self.stride = _pair(stride, "stride", self.kernel)
-    self.padding = _pair(padding, "padding")
-    self.dilation = _pair(dilation, "dilation")
+          f"non-empty {nsp + 1}D or {nsp + 2}D (batch mode) tensor expected "
+          f"for input")
+    self.nsp = nsp
+    self.lead = x.dim() - nsp
+    self.kernel = _tuple(kernel_size, "kernel_size", nsp)
+    self.stride = _tuple(stride, "stride", nsp, self.kernel)
+    self.padding = _tuple(padding, "padding", nsp)
+    self.dilation = _tuple(dilation, "dilation", nsp)
     if any(k <= 0 for k in self.kernel):
       raise RuntimeError(f"{name}: kernel size should be greater than zero, "
                          f"but got {self.kernel}")
@@ -77,155 +92,83 @@ class _Geometry:
         raise RuntimeError(
             f"pad should be at most half of effective kernel size, but got "
             f"pad={p}, kernel_size={k} and dilation={d}")
-    self.input = list(x.shape[-2:])
+    self.input = list(x.shape[-nsp:])
     self.out = [
         _output_size(self.input[i], self.kernel[i], self.stride[i],
                      self.padding[i], self.dilation[i], ceil_mode)
-        for i in range(2)
+        for i in range(nsp)
     ]
     if any(o <= 0 for o in self.out):
       raise RuntimeError(
-          f"Given input size: ({'x'.join(map(str, x.shape[-3:]))}). "
-          f"Calculated output size: ({x.shape[-3]}x{self.out[0]}x"
-          f"{self.out[1]}). Output size is too small")
+          f"Given input size: ({'x'.join(map(str, x.shape[-nsp - 1:]))}). "
+          f"Calculated output size: ({x.shape[-nsp - 1]}x"
+          f"{'x'.join(map(str, self.out))}). Output size is too small")
     # Padded extent the windows reach (ceil_mode may reach past padding).
-    self.reach = [(self.out[i] - 1) * self.stride[i] +
-                  self.dilation[i] * (self.kernel[i] - 1) + 1
-                  for i in range(2)]
+    reach = [(self.out[i] - 1) * self.stride[i] +
+             self.dilation[i] * (self.kernel[i] - 1) + 1 for i in range(nsp)]
     self.pad_hi = [max(self.padding[i],
-                       self.reach[i] - self.input[i] - self.padding[i])
-                   for i in range(2)]
+                       reach[i] - self.input[i] - self.padding[i])
+                   for i in range(nsp)]
 
-  def first_valid_index(self, device):
-    """[OH, OW] flat index of each window's first in-bounds element."""
-    firsts = []
-    for axis in (0, 1):
-      s, p, d = self.stride[axis], self.padding[axis], self.dilation[axis]
+  def window(self, pad=True):
+    """Keyword arguments of the window ops over a handle of x's rank."""
+    ones, zeros = [1] * self.lead, [0] * self.lead
+    kwargs = dict(window=ones + self.kernel, strides=ones + self.stride)
+    if pad:
+      kwargs.update(pad_lo=zeros + self.padding, pad_hi=zeros + self.pad_hi)
+    return kwargs
 
-      def lit(v):
-        return literal(v, _ir.S64, self.out, device)
-
-      start = _ir.binary(
-          "subtract",
-          _ir.binary("multiply", _ir.iota(_ir.S64, self.out, axis, device),
-                     lit(s)), lit(p))
-      # start + ceil(max(-start, 0) / d) * d
-      neg = _ir.binary("maximum", _ir.unary("negate", start), lit(0))
-      steps = _ir.binary("divide", _ir.binary("add", neg, lit(d - 1)), lit(d))
-      firsts.append(_ir.binary("add", start,
-                               _ir.binary("multiply", steps, lit(d))))
-    return _ir.binary(
-        "add",
-        _ir.binary("multiply", firsts[0], literal(self.input[1], _ir.S64,
-                                                  self.out, device)),
-        firsts[1])
-
-  def offsets(self):
-    for kh in range(self.kernel[0]):
-      for kw in range(self.kernel[1]):
-        yield kh * self.dilation[0], kw * self.dilation[1]
-
-  def pad(self, x, value):
-    """Pads the last two dims of handle x with the scalar handle value."""
-    lead = len(x.dims) - 2
-    if not any(self.padding) and self.pad_hi == [0, 0]:
-      return x
-    return _ir.pad(x, value, [0] * lead + self.padding,
-                   [0] * lead + self.pad_hi)
-
-  def window(self, x_pad, oh, ow):
-    """The strided slice of offset (oh, ow) of a padded handle."""
-    lead = x_pad.dims[:-2]
-    start = [0] * len(lead) + [oh, ow]
-    limit = lead + [oh + (self.out[0] - 1) * self.stride[0] + 1,
-                    ow + (self.out[1] - 1) * self.stride[1] + 1]
-    return _ir.slice_(x_pad, start, limit, [1] * len(lead) + self.stride)
-
-  def unwindow(self, g, oh, ow):
-    """The transpose of `window`: g placed at the offset's positions of a
-    zero array of the padded shape."""
-    lead = len(g.dims) - 2
-    padded = [self.input[i] + self.padding[i] + self.pad_hi[i]
-              for i in range(2)]
-    lo = [oh, ow]
-    hi = [padded[i] - lo[i] - ((self.out[i] - 1) * self.stride[i] + 1)
-          for i in range(2)]
-    zero = _ir.constant(0, g.dtype, (), g.device)
-    return _ir.pad(g, zero, [0] * lead + lo, [0] * lead + hi,
-                   [0] * lead + [s - 1 for s in self.stride])
-
-  def crop(self, x_pad):
-    """The unpadded input region of a padded handle."""
-    lead = x_pad.dims[:-2]
-    start = [0] * len(lead) + self.padding
-    limit = lead + [self.padding[i] + self.input[i] for i in range(2)]
-    return _ir.slice_(x_pad, start, limit)
+  def flat_index(self, dims, device):
+    """int64 handle of `dims`: each element's flat index into its input
+    plane (h * W + w, or d * H * W + h * W + w)."""
+    plane = 1
+    for s in self.input:
+      plane *= s
+    index = _ir.reshape(_ir.iota(_ir.S64, [plane], 0, device), self.input)
+    return _ir.broadcast_in_dim(index, dims,
+                                list(range(self.lead, len(dims))))
 
 
-def _lowest(code, device):
-  if code in _ir.FLOAT_CODES:
-    return literal(-math.inf, code, (), device)
-  if code == _ir.PRED:
-    return literal(False, code, (), device)
-  bits = {_ir.S64: 64, _ir.S32: 32, _ir.S16: 16, _ir.S8: 8}.get(code)
-  return literal(-(1 << (bits - 1)) if bits else 0, code, (), device)
+def _max_pool(name, x, kernel_size, stride, padding, dilation, ceil_mode,
+              nsp):
+  geo = _Geometry(name, x, kernel_size, stride, padding, dilation, ceil_mode,
+                  nsp)
+  v = xt_of(x)
+  values, indices = _ir.reduce_window(
+      [v, geo.flat_index(v.dims, x.device.index)], "argmax",
+      win_dilation=[1] * geo.lead + geo.dilation, **geo.window())
+  return wrap(values), wrap(indices)
 
 
 @op(aten.max_pool2d_with_indices.default)
 def max_pool2d_with_indices(x, kernel_size, stride=(), padding=0,
                             dilation=1, ceil_mode=False):
-  geo = _Geometry("max_pool2d", x, kernel_size, stride, padding, dilation,
-                  ceil_mode)
-  v = xt_of(x)
-  device = x.device.index
-  code = v.dtype
-  x_pad = geo.pad(v, _lowest(code, device))
-  lead = v.dims[:-2]
-  out_dims = lead + geo.out
-  width = geo.input[1]
-  # Flat input index of each output position's window origin, [OH, OW].
-  row = _ir.iota(_ir.S64, geo.out, 0, device)
-  col = _ir.iota(_ir.S64, geo.out, 1, device)
-  origin = _ir.binary(
-      "add",
-      _ir.binary("multiply", row,
-                 literal(geo.stride[0] * width, _ir.S64, geo.out, device)),
-      _ir.binary("multiply", col,
-                 literal(geo.stride[1], _ir.S64, geo.out, device)))
-  origin = _ir.broadcast_to(origin, out_dims)
-  # Like eager: start from the lowest value at the window's first in-bounds
-  # element, so windows of -inf (or the integer minimum) report it.
-  best = _ir.broadcast_to(_lowest(code, device), out_dims)
-  index = _ir.broadcast_to(geo.first_valid_index(device), out_dims)
-  is_float = code in _ir.FLOAT_CODES
-  for oh, ow in geo.offsets():
-    patch = geo.window(x_pad, oh, ow)
-    shift = (oh - geo.padding[0]) * width + (ow - geo.padding[1])
-    idx = _ir.binary("add", origin, literal(shift, _ir.S64, out_dims, device))
-    take = _ir.compare(patch, best, "GT")
-    if is_float:
-      take = _ir.binary("or", take, _ir.compare(patch, patch, "NE"))
-    best = _ir.select(take, patch, best)
-    index = _ir.select(take, idx, index)
-  return wrap(best), wrap(index)
+  return _max_pool("max_pool2d", x, kernel_size, stride, padding, dilation,
+                   ceil_mode, 2)
 
 
-def _scatter_to_indices(name, grad, x, indices):
+@op(aten.max_pool3d_with_indices.default)
+def max_pool3d_with_indices(x, kernel_size, stride=(), padding=0,
+                            dilation=1, ceil_mode=False):
+  return _max_pool("max_pool3d", x, kernel_size, stride, padding, dilation,
+                   ceil_mode, 3)
+
+
+def _scatter_to_indices(name, grad, x, indices, nsp=2):
   """Adds each grad element to the input position its index names (a flat
-  index into its [H, W] plane): the backward of max pools."""
+  index into its input plane): the backward of max pools."""
   check_same_device(name, grad, x, indices)
   g = xt_of(grad)
   idx = xt_of(indices)
   dims = list(x.shape)
-  plane = dims[-2] * dims[-1]
-  planes = 1
-  for d in dims[:-2]:
-    planes *= d
-  per_plane = g.dims[-2] * g.dims[-1]
-  if list(indices.shape) != g.dims or g.dims[:-2] != dims[:-2]:
+  lead = len(dims) - nsp
+  plane = math.prod(dims[lead:])
+  planes = math.prod(dims[:lead])
+  per_plane = math.prod(g.dims[lead:])
+  if list(indices.shape) != g.dims or g.dims[:lead] != dims[:lead]:
     raise RuntimeError(
         f"{name}: grad_output {g.dims}, indices {list(indices.shape)} and "
-        f"input {dims} must agree on all but the last two dims (and "
+        f"input {dims} must agree on all but the last {nsp} dims (and "
         f"grad_output and indices on all)")
   device = x.device.index
   # Flat index into all planes: plane number * plane size + index in plane.
@@ -244,11 +187,34 @@ def _scatter_to_indices(name, grad, x, indices):
   return wrap(_ir.reshape(out, dims))
 
 
+def _max_pool_backward(name, grad, x, kernel_size, stride, padding, dilation,
+                       ceil_mode, indices, nsp):
+  geo = _Geometry(name, x, kernel_size, stride, padding, dilation, ceil_mode,
+                  nsp)
+  if any(d != 1 for d in geo.dilation) or list(grad.shape) != list(
+      indices.shape) or grad.dtype != x.dtype:
+    return _scatter_to_indices(name, grad, x, indices, nsp)
+  check_same_device(name, grad, x, indices)
+  g = xt_of(grad)
+  if g.dims != list(x.shape[:geo.lead]) + geo.out:
+    return _scatter_to_indices(name, grad, x, indices, nsp)
+  return wrap(_ir.select_and_scatter(xt_of(x), g, "max", **geo.window()))
+
+
 @op(aten.max_pool2d_with_indices_backward.default)
 def max_pool2d_with_indices_backward(grad, x, kernel_size, stride, padding,
                                      dilation, ceil_mode, indices):
-  return _scatter_to_indices("max_pool2d_with_indices_backward", grad, x,
-                             indices)
+  return _max_pool_backward("max_pool2d_with_indices_backward", grad, x,
+                            kernel_size, stride, padding, dilation,
+                            ceil_mode, indices, 2)
+
+
+@op(aten.max_pool3d_with_indices_backward.default)
+def max_pool3d_with_indices_backward(grad, x, kernel_size, stride, padding,
+                                     dilation, ceil_mode, indices):
+  return _max_pool_backward("max_pool3d_with_indices_backward", grad, x,
+                            kernel_size, stride, padding, dilation,
+                            ceil_mode, indices, 3)
 
 
 @op(aten.adaptive_max_pool2d_backward.default)
@@ -256,33 +222,37 @@ def adaptive_max_pool2d_backward(grad, x, indices):
   return _scatter_to_indices("adaptive_max_pool2d_backward", grad, x, indices)
 
 
-def _window_sum(geo, x_pad):
-  total = None
-  for oh, ow in geo.offsets():
-    patch = geo.window(x_pad, oh, ow)
-    total = patch if total is None else _ir.binary("add", total, patch)
-  return total
+def _lowest(code, device):
+  if code in _ir.FLOAT_CODES:
+    return literal(-math.inf, code, (), device)
+  bits = {_ir.S64: 64, _ir.S32: 32, _ir.S16: 16, _ir.S8: 8}.get(code)
+  return literal(-(1 << (bits - 1)) if bits else 0, code, (), device)
 
 
 def _accumulation(code):
   return _ir.F32 if code in (_ir.BF16, _ir.F16) else code
 
 
+def _window_sum(v, geo, pad=True):
+  return _ir.reduce_window([v], "sum", **geo.window(pad))[0]
+
+
 def _divisor(geo, count_include_pad, divisor_override, code, device):
-  """Per output position divisor [OH, OW] (a constant of the geometry)."""
+  """Per output position divisor [*out] (a constant of the geometry)."""
   if divisor_override:
     return literal(divisor_override, code, geo.out, device)
-  # Window sums of a 1/0 mask: 1 over the input (and over the explicit
-  # padding when it counts), 0 over the ceil_mode overhang.
+  window = dict(window=geo.kernel, strides=geo.stride)
   if count_include_pad:
+    # 1 over the input and its explicit padding, 0 over the ceil_mode
+    # overhang.
     ones = literal(1, code, [geo.input[i] + 2 * geo.padding[i]
-                             for i in range(2)], device)
-    extra = [geo.pad_hi[i] - geo.padding[i] for i in range(2)]
-    mask = _ir.pad(ones, literal(0, code, (), device), [0, 0], extra)
-  else:
-    mask = geo.pad(literal(1, code, geo.input, device),
-                   literal(0, code, (), device))
-  return _window_sum(geo, mask)
+                             for i in range(geo.nsp)], device)
+    extra = [geo.pad_hi[i] - geo.padding[i] for i in range(geo.nsp)]
+    return _ir.reduce_window([ones], "sum", pad_lo=[0] * geo.nsp,
+                             pad_hi=extra, **window)[0]
+  ones = literal(1, code, geo.input, device)
+  return _ir.reduce_window([ones], "sum", pad_lo=geo.padding,
+                           pad_hi=geo.pad_hi, **window)[0]
 
 
 def _check_avg(name, x, divisor_override):
@@ -290,35 +260,45 @@ def _check_avg(name, x, divisor_override):
     raise RuntimeError(f"{name}: divisor must be not zero")
 
 
-@op(aten.avg_pool2d.default)
-def avg_pool2d(x, kernel_size, stride=(), padding=0, ceil_mode=False,
-               count_include_pad=True, divisor_override=None):
-  _check_avg("avg_pool2d", x, divisor_override)
-  geo = _Geometry("avg_pool2d", x, kernel_size, stride, padding, 1, ceil_mode)
+def _avg_pool(name, x, kernel_size, stride, padding, ceil_mode,
+              count_include_pad, divisor_override, nsp):
+  _check_avg(name, x, divisor_override)
+  geo = _Geometry(name, x, kernel_size, stride, padding, 1, ceil_mode, nsp)
   v = xt_of(x)
   code = v.dtype
   device = x.device.index
   if code not in _ir.FLOAT_CODES:
     # Eager divides integer sums with truncation.
-    total = _window_sum(geo, geo.pad(v, literal(0, code, (), device)))
+    total = _window_sum(v, geo)
     divisor = _divisor(geo, count_include_pad, divisor_override, code, device)
     return wrap(_ir.binary("divide", total,
                            _ir.broadcast_to(divisor, total.dims)))
   acc = _accumulation(code)
-  v = _ir.convert(v, acc)
-  total = _window_sum(geo, geo.pad(v, literal(0, acc, (), device)))
+  total = _window_sum(_ir.convert(v, acc), geo)
   divisor = _divisor(geo, count_include_pad, divisor_override, acc, device)
   out = _ir.binary("divide", total, _ir.broadcast_to(divisor, total.dims))
   return wrap(_ir.convert(out, code))
 
 
-@op(aten.avg_pool2d_backward.default)
-def avg_pool2d_backward(grad, x, kernel_size, stride, padding, ceil_mode,
-                        count_include_pad, divisor_override):
-  check_same_device("avg_pool2d_backward", grad, x)
-  _check_avg("avg_pool2d_backward", x, divisor_override)
-  geo = _Geometry("avg_pool2d_backward", x, kernel_size, stride, padding, 1,
-                  ceil_mode)
+@op(aten.avg_pool2d.default)
+def avg_pool2d(x, kernel_size, stride=(), padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+  return _avg_pool("avg_pool2d", x, kernel_size, stride, padding, ceil_mode,
+                   count_include_pad, divisor_override, 2)
+
+
+@op(aten.avg_pool3d.default)
+def avg_pool3d(x, kernel_size, stride=(), padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+  return _avg_pool("avg_pool3d", x, kernel_size, stride, padding, ceil_mode,
+                   count_include_pad, divisor_override, 3)
+
+
+def _avg_pool_backward(name, grad, x, kernel_size, stride, padding,
+                       ceil_mode, count_include_pad, divisor_override, nsp):
+  check_same_device(name, grad, x)
+  _check_avg(name, x, divisor_override)
+  geo = _Geometry(name, x, kernel_size, stride, padding, 1, ceil_mode, nsp)
   g = xt_of(grad)
   code = g.dtype
   acc = _accumulation(code)
@@ -326,11 +306,32 @@ def avg_pool2d_backward(grad, x, kernel_size, stride, padding, ceil_mode,
   g = _ir.convert(g, acc)
   divisor = _divisor(geo, count_include_pad, divisor_override, acc, device)
   g = _ir.binary("divide", g, _ir.broadcast_to(divisor, g.dims))
-  total = None
-  for oh, ow in geo.offsets():
-    part = geo.unwindow(g, oh, ow)
-    total = part if total is None else _ir.binary("add", total, part)
-  return wrap(_ir.convert(geo.crop(total), code))
+  # The transpose of a strided window sum: spread g by the stride, pad by
+  # k - 1 - p below and up to the input's size above, sum windows of k.
+  ones, zeros = [1] * geo.lead, [0] * geo.lead
+  lo = [geo.kernel[i] - 1 - geo.padding[i] for i in range(nsp)]
+  hi = [geo.input[i] + geo.padding[i] - (geo.out[i] - 1) * geo.stride[i] - 1
+        for i in range(nsp)]
+  out = _ir.reduce_window([g], "sum", window=ones + geo.kernel,
+                          pad_lo=zeros + lo, pad_hi=zeros + hi,
+                          base_dilation=ones + geo.stride)[0]
+  return wrap(_ir.convert(out, code))
+
+
+@op(aten.avg_pool2d_backward.default)
+def avg_pool2d_backward(grad, x, kernel_size, stride, padding, ceil_mode,
+                        count_include_pad, divisor_override):
+  return _avg_pool_backward("avg_pool2d_backward", grad, x, kernel_size,
+                            stride, padding, ceil_mode, count_include_pad,
+                            divisor_override, 2)
+
+
+@op(aten.avg_pool3d_backward.default)
+def avg_pool3d_backward(grad, x, kernel_size, stride, padding, ceil_mode,
+                        count_include_pad, divisor_override):
+  return _avg_pool_backward("avg_pool3d_backward", grad, x, kernel_size,
+                            stride, padding, ceil_mode, count_include_pad,
+                            divisor_override, 3)
 
 
 def _adaptive_size(x, output_size):
@@ -414,11 +415,10 @@ def adaptive_avg_pool2d(x, output_size):
   if all(s % o == 0 for s, o in zip(size, out) if o):
     if 0 in out:
       return wrap(literal(0, code, lead + out, device))
-    # Equal windows: a reshape and a sum, exactly eager's arithmetic.
+    # Equal windows: a window sum, exactly eager's arithmetic.
     k = [s // o for s, o in zip(size, out)]
-    n = len(lead)
-    v = _ir.reshape(v, lead + [out[0], k[0], out[1], k[1]])
-    v = _ir.reduce(v, [n + 1, n + 3], "sum")
+    ones = [1] * len(lead)
+    v = _ir.reduce_window([v], "sum", window=ones + k, strides=ones + k)[0]
     v = _ir.binary("divide", v, literal(k[0] * k[1], acc, v.dims, device))
     return wrap(_ir.convert(v, code))
   return wrap(_ir.convert(_adaptive(v, size, out, device), code))
@@ -499,6 +499,10 @@ def adaptive_max_pool2d(x, output_size):
   if 0 in out:
     return (wrap(literal(0, code, lead + out, device)),
             wrap(literal(0, _ir.S64, lead + out, device)))
+  if h % out[0] == 0 and w % out[1] == 0:
+    # Equal windows: the argmax window of max pooling.
+    return _max_pool("adaptive_max_pool2d", x, [h // out[0], w // out[1]],
+                     None, 0, 1, False, 2)
   flat = _ir.reshape(v, [planes, h, w])
   longest = [-(-h // out[0]) + 1, -(-w // out[1]) + 1]
   longest = [min(longest[0], h), min(longest[1], w)]

@@ -23,8 +23,8 @@ the same algorithm on every backend), whose bits are mapped to values:
                   inverse CDF of the uniform (exponential, Cauchy,
                   geometric).
   integers        64 random bits modulo the range (bias <= range / 2^64).
-  permutations    random 32-bit keys packed over the index into u64 and
-                  sorted with a bitonic network (min/max over reshapes).
+  permutations    the indices sorted by random 32-bit keys (one stable
+                  IR sort: O(n) memory).
 
 User values (bounds, p, mean, std, lambda, median, sigma) are scalar
 parameters too, so changing them does not recompile.
@@ -581,43 +581,10 @@ def randint_like_low(x, low, high, *, generator=None, dtype=None,
                generator)
 
 
-def _bitonic_sort(x):
-  """Sorts a 1-d u64 handle whose length is a power of two, ascending.
-
-  Each stage is elementwise min/max between the two halves of reshaped
-  blocks: the first step of a stage compares each element with its mirror
-  in a block of `size`, later steps with the element `j` away.
-  """
-  n = x.dims[0]
-
-  def halves(v, blocks, width):
-    v = _ir.reshape(v, [blocks, 2, width])
-    a = _ir.reshape(_ir.slice_(v, [0, 0, 0], [blocks, 1, width]),
-                    [blocks, 1, width])
-    b = _ir.reshape(_ir.slice_(v, [0, 1, 0], [blocks, 2, width]),
-                    [blocks, 1, width])
-    return a, b
-
-  size = 2
-  while size <= n:
-    a, b = halves(x, n // size, size // 2)
-    b = _ir.reverse(b, [2])
-    lo, hi = _ir.binary("minimum", a, b), _ir.binary("maximum", a, b)
-    x = _ir.reshape(_ir.concatenate([lo, _ir.reverse(hi, [2])], 1), [n])
-    j = size // 4
-    while j >= 1:
-      a, b = halves(x, n // (2 * j), j)
-      lo, hi = _ir.binary("minimum", a, b), _ir.binary("maximum", a, b)
-      x = _ir.reshape(_ir.concatenate([lo, hi], 1), [n])
-      j //= 2
-    size *= 2
-  return x
-
-
 def randperm_value(n, code, device, generator=None):
   """A handle holding a random permutation of range(n) as `code`.
 
-  Cost: O(n log^2 n) compare-exchanges in O(log^2 n) graph steps.
+  Cost: one sort of n keys (O(n log n) work, O(n) memory).
   """
   if n < 0:
     raise RuntimeError(f"n must be non-negative, got{n}")
@@ -626,18 +593,11 @@ def randperm_value(n, code, device, generator=None):
                        f"2^32 - 1)")
   if n <= 1:
     return _ir.convert(_ir.iota(_ir.S64, [n], 0, device), code)
-  size = 1 << (n - 1).bit_length()
-  keys = _ir.convert(random_bits([n], _ir.U32, device, generator), _ir.U64)
-  packed = _ir.binary(
-      "or", _ir.binary("shift_left", keys, literal(32, _ir.U64, [n], device)),
-      _ir.iota(_ir.U64, [n], 0, device))
-  if size != n:
-    top = _ir.unary("not", literal(0, _ir.U64, (), device))
-    packed = _ir.pad(packed, top, [0], [size - n])
-  ordered = _ir.slice_(_bitonic_sort(packed), [0], [n])
-  index = _ir.binary("and", ordered,
-                     literal(0xFFFFFFFF, _ir.U64, [n], device))
-  return _ir.convert(index, code)
+  # Stable, so equal keys keep index order: the same permutation as sorting
+  # (key << 32 | index).
+  keys = random_bits([n], _ir.U32, device, generator)
+  index = _ir.iota(_ir.S64, [n], 0, device)
+  return _ir.convert(_ir.sort([keys, index], 0)[1], code)
 
 
 @op(aten.randperm.generator_out)

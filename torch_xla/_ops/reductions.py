@@ -21,8 +21,7 @@ import warnings
 import torch
 
 from torch_xla import _XLAC, _dtypes, _ir
-from torch_xla._ops._common import (canonical_dim, code_of, dtype_of_code,
-                                    literal, scalar)
+from torch_xla._ops._common import canonical_dim, code_of, literal, scalar
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import commit, wrap, xt_of
 
@@ -473,175 +472,39 @@ def logsumexp(x, dim, keepdim=False):
 # ---------------------------------------------------------------------------
 # sort and topk.
 #
-# There is no sort primitive in the IR. Two lowerings, both stable (ties keep
-# index order) and both sorting NaN as the largest value, as eager does:
-# - rank by counting comparisons (_sorted_last): the rank of element i is
-#   the number of elements that come before it (smaller, or equal with a
-#   smaller index); output position p takes the element of rank p, selected
-#   bit-exactly by an OR over a one-hot mask. O(n^2) work and memory (an
-#   [..., n, n] mask) per row of n: for sort and for top-k of short rows.
-# - k rounds of "take the best element not taken yet" (_top_k_rounds):
-#   O(n k) work, k unrolled rounds of a few ops each. For top-k with k much
-#   smaller than n (sampling over a vocabulary), where n^2 would not fit.
-
-_BITS = {_ir.F32: S32, _ir.F64: S64, _ir.BF16: _ir.S16, _ir.F16: _ir.S16}
+# One IR `sort` of (values, iota) along the dim: stable (ties keep index
+# order), NaN sorted as the largest value and -0.0 equal to 0.0, which is
+# eager's order. O(n) memory and O(n log n) work per row; top-k is a full
+# sort and a slice (StableHLO has no top-k op).
 
 
-def _ordered_before(xj, xi, descending, is_float):
-  """pred: does x_j sort strictly before x_i (ignoring ties)?"""
-  direction = "GT" if descending else "LT"
-  before = _ir.compare(xj, xi, direction)
-  if is_float:
-    nan_j, nan_i = _ir.compare(xj, xj, "NE"), _ir.compare(xi, xi, "NE")
-    # NaN is the largest: descending puts it first, ascending last.
-    first, second = (nan_j, nan_i) if descending else (nan_i, nan_j)
-    before = _ir.binary("or", before,
-                        _ir.binary("and", first, _ir.unary("not", second)))
-  return before
-
-
-def _equal(xj, xi, is_float):
-  eq = _ir.compare(xj, xi, "EQ")
-  if is_float:
-    both_nan = _ir.binary("and", _ir.compare(xj, xj, "NE"),
-                          _ir.compare(xi, xi, "NE"))
-    eq = _ir.binary("or", eq, both_nan)
-  return eq
-
-
-def _bitcast(v, code):
-  return _XLAC._op(_ir.K["bitcast_convert"], [v], {"dtype": _ir.DT[code]})
-
-
-def _ranks(v, descending):
-  """Sorted position of each element of v along its last dim (S32)."""
-  shape = v.dims
-  r = len(shape) - 1
-  n = shape[r]
-  pair = shape[:r] + [n, n]  # [..., j, i]
-  xj = _ir.broadcast_in_dim(v, pair, list(range(r)) + [r])
-  xi = _ir.broadcast_in_dim(v, pair, list(range(r)) + [r + 1])
-  is_float = v.dtype in _ir.FLOAT_CODES
-  j_before_i = _ir.compare(
-      _ir.iota(S32, pair, r, v.device), _ir.iota(S32, pair, r + 1, v.device),
-      "LT")
-  precedes = _ir.binary(
-      "or", _ordered_before(xj, xi, descending, is_float),
-      _ir.binary("and", _equal(xj, xi, is_float), j_before_i))
-  return _ir.reduce(_ir.convert(precedes, S32), [r], "sum")
-
-
-def _sorted_last(v, k, descending):
-  """(values, indices) of the first k of v sorted along its last dim."""
-  shape = v.dims
-  r = len(shape) - 1
-  spread_dims = list(range(r)) + [r + 1]
-  out_pair = shape[:r] + [k, shape[r]]  # [..., p, i]
-  # One-hot: does element i land at output position p?
-  onehot = _ir.compare(
-      _ir.broadcast_in_dim(_ranks(v, descending), out_pair, spread_dims),
-      _ir.iota(S32, out_pair, r, v.device), "EQ")
-
-  def pick(x):  # the one selected element per position, bit-exact
-    x = _ir.broadcast_in_dim(x, out_pair, spread_dims)
-    zero = literal(0, x.dtype, out_pair, x.device)
-    return _ir.reduce(_ir.select(onehot, x, zero), [r + 1], "or")
-
-  bits_code = _BITS.get(v.dtype)
-  if bits_code is not None:
-    values = _bitcast(pick(_bitcast(v, bits_code)), v.dtype)
-  else:  # integers; bool goes through u8
-    values = _ir.convert(pick(_ir.convert(v, _ir.U8) if v.dtype == PRED else
-                              v), v.dtype)
-  indices = pick(_ir.iota(S64, shape, r, v.device))
+def sort_along(v, d: int, descending: bool):
+  """(values, int64 indices) of handle v (rank >= 1) sorted along dim d."""
+  iota = _ir.iota(S64, v.dims, d, v.device)
+  values, indices = _ir.sort([v, iota], d, descending=descending)
   return values, indices
 
 
-# Top-k uses k rounds when a round (about _ROUND_COST passes over the row)
-# is cheaper than the n passes of the comparison count.
-_ROUND_COST = 16
-
-
-def _top_k_rounds(v, k, largest):
-  """(values, indices) of the k best of v along its last dim, one per round."""
-  shape = v.dims
-  r = len(shape) - 1
-  n = shape[r]
-  is_float = v.dtype in _ir.FLOAT_CODES
-  if v.dtype == PRED:
-    v = _ir.convert(v, _ir.U8)
-  position = _ir.iota(S64, shape, r, v.device)
-  past_end = _lit(n, S64, position)
-  nan = _ir.compare(v, v, "NE") if is_float else None
-  # What a taken (or, for the smallest, NaN) element is replaced by.
-  if is_float:
-    worst = _lit(-math.inf if largest else math.inf, v.dtype, v)
-  else:
-    info = torch.iinfo(dtype_of_code[v.dtype])
-    worst = _lit(info.min if largest else info.max, v.dtype, v)
-  taken = _lit(False, PRED, v)
-  values, indices = [], []
-  for _ in range(k):
-    free = _ir.unary("not", taken)
-    hidden = taken
-    if is_float and not largest:
-      hidden = _ir.binary("or", taken, nan)  # NaN comes last
-    candidates = _ir.select(hidden, worst, v)
-    best = reduce_extreme(candidates, [r], "max" if largest else "min",
-                          keepdim=True)  # NaN wins for the largest
-    hit = _ir.compare(v, _ir.broadcast_to(best, shape), "EQ")
-    if is_float:
-      hit = _ir.binary("or", hit,
-                       _ir.binary("and", nan,
-                                  _ir.broadcast_to(
-                                      _ir.compare(best, best, "NE"), shape)))
-    first = _reduce(
-        _ir.select(_ir.binary("and", hit, free), position, past_end), [r],
-        "min", True)
-    if is_float and not largest:  # only NaNs left: take the first of them
-      first_nan = _reduce(
-          _ir.select(_ir.binary("and", nan, free), position, past_end), [r],
-          "min", True)
-      first = _ir.select(
-          _ir.compare(first, _lit(n, S64, first), "EQ"), first_nan, first)
-    chosen = _ir.compare(position, _ir.broadcast_to(first, shape), "EQ")
-    bits_code = _BITS.get(v.dtype, v.dtype)
-    bits = _bitcast(v, bits_code) if bits_code != v.dtype else v
-    picked = _reduce(
-        _ir.select(chosen, bits, _lit(0, bits_code, bits)), [r], "or", True)
-    values.append(_bitcast(picked, v.dtype) if bits_code != v.dtype else
-                  picked)
-    indices.append(first)
-    taken = _ir.binary("or", taken, chosen)
-  if k == 0:
-    out_shape = shape[:r] + [0]
-    return (literal(0, v.dtype, out_shape, v.device),
-            literal(0, S64, out_shape, v.device))
-  return _ir.concatenate(values, r), _ir.concatenate(indices, r)
-
-
-def _sort_along(x, dim, k, descending):
-  """Moves `dim` last, sorts, keeps the first k, moves `dim` back."""
+def _sort_first(x, dim, k, descending):
+  """The first k of x sorted along `dim`: (values, indices) handles."""
   v = xt_of(x)
-  rank = x.dim()
-  if rank == 0:  # eager gives the value itself, even for topk(k=0)
+  if x.dim() == 0:  # eager gives the value itself, even for topk(k=0)
     return _XLAC._clone(v), literal(0, S64, [], v.device)
-  d = canonical_dim(dim, rank)
-  perm = [i for i in range(rank) if i != d] + [d]
-  inverse = [perm.index(i) for i in range(rank)]
-  v = _ir.transpose(v, perm)
-  if k * _ROUND_COST < x.shape[d]:
-    values, indices = _top_k_rounds(v, k, descending)
-    values = _ir.convert(values, code_of(x.dtype))
-  else:
-    values, indices = _sorted_last(v, k, descending)
-  return _ir.transpose(values, inverse), _ir.transpose(indices, inverse)
+  d = canonical_dim(dim, x.dim())
+  values, indices = sort_along(v, d, descending)
+  if k < x.shape[d]:
+    limit = list(v.dims)
+    limit[d] = k
+    start = [0] * x.dim()
+    values = _ir.slice_(values, start, limit)
+    indices = _ir.slice_(indices, start, limit)
+  return values, indices
 
 
 @op(aten.sort.default)
 def sort(x, dim=-1, descending=False):
   n = x.shape[canonical_dim(dim, x.dim())] if x.dim() else 1
-  values, indices = _sort_along(x, dim, n, descending)
+  values, indices = _sort_first(x, dim, n, descending)
   return wrap(values), wrap(indices)
 
 
@@ -656,5 +519,5 @@ def topk(x, k, dim=-1, largest=True, sorted=True):
   n = x.shape[d] if x.dim() else 1
   if not 0 <= k <= n:
     raise RuntimeError("selected index k out of range")
-  values, indices = _sort_along(x, dim, k, largest)
+  values, indices = _sort_first(x, dim, k, largest)
   return wrap(values), wrap(indices)

@@ -177,3 +177,60 @@ def test_errors_match_eager(fn, message):
     fn(x)
   with pytest.raises(RuntimeError, match=re.escape(message)):
     fn(x.to(XLA))
+
+
+# ---------------------------------------------------------------------------
+# Native windows: reduce_window (pools) and select_and_scatter (max pool
+# backward); 3-d pools.
+
+
+@pytest.mark.parametrize("case", [
+    # kernel, stride, padding, dilation, ceil_mode
+    (2, None, 0, 1, False),
+    ((3, 2, 2), (2, 1, 2), (1, 0, 1), 1, True),
+    (3, 2, 1, 2, False),
+], ids=str)
+def test_max_pool3d_with_indices(case):
+  kernel, stride, padding, dilation, ceil_mode = case
+  check_op(
+      lambda x: F.max_pool3d(x, kernel, stride, padding, dilation, ceil_mode,
+                             return_indices=True), torch.randn(2, 3, 7, 8, 6))
+
+
+@pytest.mark.parametrize("case", [
+    # kernel, stride, padding, ceil_mode, count_include_pad, divisor_override
+    (2, None, 0, False, True, None),
+    (3, 2, 1, True, True, None),
+    ((3, 2, 3), (2, 1, 2), (1, 1, 0), True, False, None),
+    (2, 3, 1, True, False, 3),
+], ids=str)
+def test_avg_pool3d(case):
+  kernel, stride, padding, ceil_mode, include_pad, divisor = case
+  check_op(
+      lambda x: F.avg_pool3d(x, kernel, stride, padding, ceil_mode,
+                             include_pad, divisor), torch.randn(2, 3, 7, 8, 6))
+
+
+def test_max_pool_backward_ties_nan_and_dilation():
+  # Ties and NaN: select_and_scatter must pick eager's element.
+  x = torch.randint(0, 3, (2, 2, 9, 8)).float()
+  x[0, 0, 2, 3] = float("nan")
+  x[0, 1, 4, 4] = float("nan")
+  x[0, 1, 4, 5] = float("nan")
+  check_op(lambda a: F.max_pool2d(a, 3, 2, 1, ceil_mode=True), x)
+  # Dilated windows: the gradient follows the saved indices.
+  check_op(lambda a: F.max_pool2d(a, 3, 1, 1, dilation=2), x)
+
+
+def test_pools_lower_to_window_ops():
+  x = torch.randn(2, 3, 12, 12).to(XLA).requires_grad_()
+  y = F.max_pool2d(x, 3, 2, 1)
+  z = F.avg_pool2d(x, 3, 2, 1, ceil_mode=True)
+  hlo = torch_xla._XLAC._get_xla_tensors_hlo([y, z])
+  assert hlo.count("stablehlo.reduce_window") >= 2
+  assert "stablehlo.slice" not in hlo
+  (gx,) = torch.autograd.grad(y.sum() + z.sum(), (x,))
+  hlo = torch_xla._XLAC._get_xla_tensors_hlo([gx])
+  assert "stablehlo.select_and_scatter" in hlo
+  assert "stablehlo.scatter" not in hlo.replace("select_and_scatter", "")
+  assert "stablehlo.slice" not in hlo

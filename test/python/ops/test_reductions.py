@@ -479,3 +479,38 @@ def test_scalar_arguments_do_not_change_the_graph():
       for p in (3, 4.5)
   }
   assert len(hashes) == 1
+
+
+# ---------------------------------------------------------------------------
+# Native sort: one IR sort, O(n) memory.
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2, -1])
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_each_dim_with_ties_and_nan(dim, descending):
+  x = torch.randint(-3, 4, (4, 5, 6)).float()
+  x[0, 1, 2] = x[3, 4, 5] = x[2, 0, 0] = NAN
+  x[1, 1, 1] = -0.0
+  check_op(lambda a: a.sort(dim=dim, descending=descending, stable=True), x,
+           grad=False)
+  check_op(lambda a: a.sort(dim=dim, descending=descending, stable=True).values,
+           torch.randn(4, 5, 6))
+
+
+def test_sort_long_row_is_one_sort_node():
+  n = 1 << 14
+  x = torch.randn(n)
+  values, indices = x.to(XLA).sort()
+  hlo = torch_xla._XLAC._get_xla_tensors_hlo([values, indices])
+  assert hlo.count("stablehlo.sort") == 1
+  assert f"{n}x{n}" not in hlo  # no pairwise-rank tensor
+  expected = x.sort(stable=True)
+  torch.testing.assert_close(values.cpu(), expected.values)
+  torch.testing.assert_close(indices.cpu(), expected.indices)
+
+
+def test_topk_large_k_and_bf16_distinct():
+  x = torch.randperm(300).reshape(3, 100).float()
+  check_op(lambda a: a.topk(60, largest=False), x)
+  bits = torch.randperm(3 * 50).reshape(3, 50).to(torch.int16) + 0x3c00
+  check_op(lambda a: a.topk(7), bits.view(torch.bfloat16))

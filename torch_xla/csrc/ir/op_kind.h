@@ -82,6 +82,11 @@ namespace torch_xla {
   X(kReduce, "reduce")                                       \
   X(kGather, "gather")                                       \
   X(kScatter, "scatter")                                     \
+  /* Sorting, convolution, windows. */                       \
+  X(kSort, "sort")                                           \
+  X(kConvolution, "convolution")                             \
+  X(kReduceWindow, "reduce_window")                          \
+  X(kSelectAndScatter, "select_and_scatter")                 \
   /* Random numbers. */                                      \
   X(kRngBitGenerator, "rng_bit_generator")                   \
   /* Control flow and scheduling. */                         \

@@ -34,6 +34,9 @@ absl::Status RegisterAll(ShapeRuleTable* table) {
   TXLA_RETURN_IF_ERROR(RegisterGatherScatterShapeRules(table));
   TXLA_RETURN_IF_ERROR(RegisterControlShapeRules(table));
   TXLA_RETURN_IF_ERROR(RegisterRandomShapeRules(table));
+  TXLA_RETURN_IF_ERROR(RegisterSortShapeRules(table));
+  TXLA_RETURN_IF_ERROR(RegisterConvolutionShapeRules(table));
+  TXLA_RETURN_IF_ERROR(RegisterWindowShapeRules(table));
   return absl::OkStatus();
 }
 

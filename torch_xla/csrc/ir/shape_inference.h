@@ -134,6 +134,9 @@ absl::Status RegisterDotShapeRules(ShapeRuleTable* table);
 absl::Status RegisterGatherScatterShapeRules(ShapeRuleTable* table);
 absl::Status RegisterControlShapeRules(ShapeRuleTable* table);
 absl::Status RegisterRandomShapeRules(ShapeRuleTable* table);
+absl::Status RegisterSortShapeRules(ShapeRuleTable* table);
+absl::Status RegisterConvolutionShapeRules(ShapeRuleTable* table);
+absl::Status RegisterWindowShapeRules(ShapeRuleTable* table);
 
 // Helpers shared by the rule files.
 

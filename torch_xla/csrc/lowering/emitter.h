@@ -85,6 +85,9 @@ class MlirEmitter {
 
   // Raw text: an indented line.
   void Line(absl::string_view text);
+  // Shifts the indentation of the lines that follow (a block's body is
+  // indented 2 past its ^bb0 header).
+  void Indent(int delta) { indent_ += delta; }
 
  private:
   const LowerRuleTable& rules_;

@@ -20,6 +20,9 @@ absl::Status RegisterAll(LowerRuleTable* table) {
   TXLA_RETURN_IF_ERROR(RegisterGatherScatterLowerings(table));
   TXLA_RETURN_IF_ERROR(RegisterControlLowerings(table));
   TXLA_RETURN_IF_ERROR(RegisterRandomLowerings(table));
+  TXLA_RETURN_IF_ERROR(RegisterSortLowerings(table));
+  TXLA_RETURN_IF_ERROR(RegisterConvolutionLowerings(table));
+  TXLA_RETURN_IF_ERROR(RegisterWindowLowerings(table));
   return absl::OkStatus();
 }
 

@@ -35,6 +35,9 @@ absl::Status RegisterDotLowerings(LowerRuleTable* table);
 absl::Status RegisterGatherScatterLowerings(LowerRuleTable* table);
 absl::Status RegisterControlLowerings(LowerRuleTable* table);
 absl::Status RegisterRandomLowerings(LowerRuleTable* table);
+absl::Status RegisterSortLowerings(LowerRuleTable* table);
+absl::Status RegisterConvolutionLowerings(LowerRuleTable* table);
+absl::Status RegisterWindowLowerings(LowerRuleTable* table);
 
 }  // namespace torch_xla
 
