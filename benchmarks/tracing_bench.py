@@ -11,10 +11,25 @@ Prints one JSON line with, measured in the same run:
   sync_10k_s / compile_10k_s: first sync of the 10,000-op graph and the
                      compile time inside it
   second_trace_sync_s / second_compile_hits: an identical trace + sync again
+  zeros_compile_10k_s: compile of the same chain started from
+                     `torch.zeros(1024, device='xla')` (synced first, as
+                     ../shared/anchors/b3_trace_txla.py does); with --jax,
+                     JAX's compile of that chain (b3_trace_jax.py) in the
+                     same run and the ratio
+  overlap_*:         the demo decoder at hidden 512 (batch 8, seq 128) over
+                     steps that never read a value: trace time per step,
+                     execute time per step (waiting after each), and the
+                     pipelined step time, which asynchronous execution keeps
+                     near max(trace, execute)
+
+  .venv/bin/python benchmarks/tracing_bench.py [--jax PYTHON --anchors DIR]
 """
 
+import argparse
 import json
 import os
+import statistics
+import subprocess
 import sys
 import time
 
@@ -25,7 +40,8 @@ import torch_xla
 import torch_xla.debug.metrics as met
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "examples"))
-from decoder import DecoderConfig, DecoderLayer, rotary_tables  # noqa: E402
+from decoder import (Decoder, DecoderConfig, DecoderLayer,  # noqa: E402
+                     next_token_loss, rotary_tables, synthetic_batches)
 
 OPS = 10_000
 
@@ -75,7 +91,72 @@ def layer_step(layer, x, cos, sin, mask):
   out.sum().backward()
 
 
+def zeros_chain_compile_s(device):
+  x = torch.zeros(1024, device=device)
+  torch_xla.sync(wait=True)
+  torch_xla._XLAC._clear_compile_cache()
+  met.clear_all()
+  y = chain(x)
+  torch_xla.sync(wait=True)
+  compile_s = met.metric_data("CompileTime")[1] / 1e9
+  expected = 0.0
+  for _ in range(OPS // 2):
+    expected = expected * 1.0001 + 0.1
+  assert abs(y[0].item() - expected) < 1e-2 * abs(expected), y[0].item()
+  return compile_s
+
+
+def jax_chain_compile_s(python, anchors):
+  out = subprocess.run(
+      [python, os.path.join(anchors, "b3_trace_jax.py"), "--ops", str(OPS)],
+      check=True, capture_output=True, text=True,
+      env=dict(os.environ, JAX_PLATFORMS="cpu"), cwd=anchors)
+  return json.loads(out.stdout.strip().splitlines()[-1])["compile_s"]
+
+
+def overlap(device, steps=8):
+  """Per step: (trace s, execute s, pipelined step s) of the demo decoder at
+  hidden 512 with AdamW, never reading a value inside the loop."""
+  torch.manual_seed(0)
+  config = DecoderConfig(dim=512, num_heads=8, hidden_dim=1376,
+                         max_seq_len=128)
+  model = Decoder(config).to(device)
+  optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+  batches = [t.to(device) for t in synthetic_batches(config, 8, 128,
+                                                      2 * steps + 2)]
+  torch_xla.sync(wait=True)
+
+  def step(tokens):
+    optimizer.zero_grad()
+    next_token_loss(model, tokens).backward()
+    optimizer.step()
+
+  for tokens in batches[:2]:  # compile
+    step(tokens)
+    torch_xla.sync(wait=True)
+  traces, executes = [], []
+  for tokens in batches[2:2 + steps]:
+    start = time.perf_counter()
+    step(tokens)
+    torch_xla.sync()
+    traced = time.perf_counter()
+    torch_xla.sync(wait=True)
+    traces.append(traced - start)
+    executes.append(time.perf_counter() - traced)
+  start = time.perf_counter()
+  for tokens in batches[2 + steps:]:
+    step(tokens)
+    torch_xla.sync()
+  torch_xla.sync(wait=True)
+  pipelined = (time.perf_counter() - start) / steps
+  return statistics.median(traces), statistics.median(executes), pipelined
+
+
 def main():
+  parser = argparse.ArgumentParser(description=__doc__)
+  parser.add_argument("--jax", help="python of the JAX reference env")
+  parser.add_argument("--anchors", help="folder of b3_trace_jax.py")
+  args = parser.parse_args()
   # Tiny tensors: intra-op threads only add wake-up latency to eager.
   torch.set_num_threads(1)
   device = torch_xla.device()
@@ -111,13 +192,20 @@ def main():
   met.clear_all()
   y = chain(x_xla)
   start = time.perf_counter()
-  torch_xla.sync()
+  torch_xla.sync(wait=True)
   sync_s = time.perf_counter() - start
   compile_s = met.metric_data("CompileTime")[1] / 1e9
   start = time.perf_counter()
   y = chain(x_xla)
-  torch_xla.sync()
+  torch_xla.sync(wait=True)
   second_s = time.perf_counter() - start
+  hits = met.counter_value("CachedCompile") or 0
+  uncached = met.counter_value("UncachedCompile") or 0
+
+  zeros_s = zeros_chain_compile_s(device)
+  jax_s = jax_chain_compile_s(args.jax, args.anchors) if args.jax else None
+  torch.set_num_threads(os.cpu_count())
+  trace_s, execute_s, pipelined_s = overlap(device)
 
   print(json.dumps({
       "benchmark": "tracing",
@@ -132,8 +220,16 @@ def main():
       "sync_10k_s": round(sync_s, 3),
       "compile_10k_s": round(compile_s, 3),
       "second_trace_sync_s": round(second_s, 3),
-      "second_compile_hits": met.counter_value("CachedCompile") or 0,
-      "uncached_compiles": met.counter_value("UncachedCompile") or 0,
+      "second_compile_hits": hits,
+      "uncached_compiles": uncached,
+      "zeros_compile_10k_s": round(zeros_s, 3),
+      "jax_compile_10k_s": jax_s,
+      "zeros_compile_vs_jax": round(zeros_s / jax_s, 2) if jax_s else None,
+      "overlap_trace_s": round(trace_s, 4),
+      "overlap_execute_s": round(execute_s, 4),
+      "overlap_step_s": round(pipelined_s, 4),
+      "overlap_step_vs_max": round(pipelined_s / max(trace_s, execute_s), 3),
+      "overlap_bar": 1.15,
   }))
 
 

@@ -359,6 +359,30 @@ TEST(HashTest, SubGraphsAreHashed) {
   EXPECT_NE(loop_hash(10, 2.0), loop_hash(10, 3.0));
 }
 
+// Node::hash() and reads_placeholder() are computed when a node is made, so a
+// sync needs no walk for them.
+TEST(HashTest, NodeHashIsStructuralAndPlaceholderReadsPropagate) {
+  Shape s(DType::kF32, {2, 3});
+  Value a = SampleGraph(s)[0], b = SampleGraph(s)[0];
+  EXPECT_NE(a.node, b.node);
+  EXPECT_EQ(a.node->hash(), b.node->hash());  // other data, same computation
+  EXPECT_EQ(ValueHashes({a}), ValueHashes({b}));
+  EXPECT_NE(SampleGraph(s, OpKind::kCosine)[0].node->hash(), a.node->hash());
+  EXPECT_NE(SampleGraph(s, OpKind::kSine, 3.0)[0].node->hash(),
+            a.node->hash());
+
+  NodePtr p = MakeDataNode(NewData(DType::kF32, {2}, DataKind::kPlaceholder));
+  NodePtr d = MakeDataNode(NewData(DType::kF32, {2}));
+  NodePtr sin_p = Ok(MakeUnary(OpKind::kSine, p));
+  NodePtr sum = Ok(MakeBinary(OpKind::kAdd, Ok(MakeUnary(OpKind::kCosine, d)),
+                              sin_p));
+  EXPECT_TRUE(p->reads_placeholder());
+  EXPECT_TRUE(sum->reads_placeholder());
+  EXPECT_FALSE(d->reads_placeholder());
+  EXPECT_FALSE(Ok(MakeUnary(OpKind::kCosine, d))->reads_placeholder());
+  EXPECT_EQ(sin_p->hash(), Ok(MakeUnary(OpKind::kSine, d))->hash());
+}
+
 TEST(DumpTest, PrintsNodesInPostOrder) {
   NodePtr x = Leaf(DType::kF32, {2, 3});
   NodePtr p = MakeDataNode(NewData(DType::kF32, {}, DataKind::kPlaceholder));

@@ -222,15 +222,22 @@ def test_max_pool_backward_ties_nan_and_dilation():
   check_op(lambda a: F.max_pool2d(a, 3, 1, 1, dilation=2), x)
 
 
+def _window_slices(hlo):
+  """Slices in a module other than reads of one packed scalar (a graph's
+  scalars travel as one vector per dtype, each read with a 1-element slice)."""
+  return [line for line in hlo.splitlines() if '"stablehlo.slice"' in line and
+          not re.search(r"-> tensor<1x[a-z0-9]+>$", line)]
+
+
 def test_pools_lower_to_window_ops():
   x = torch.randn(2, 3, 12, 12).to(XLA).requires_grad_()
   y = F.max_pool2d(x, 3, 2, 1)
   z = F.avg_pool2d(x, 3, 2, 1, ceil_mode=True)
   hlo = torch_xla._XLAC._get_xla_tensors_hlo([y, z])
   assert hlo.count("stablehlo.reduce_window") >= 2
-  assert "stablehlo.slice" not in hlo
+  assert not _window_slices(hlo)
   (gx,) = torch.autograd.grad(y.sum() + z.sum(), (x,))
   hlo = torch_xla._XLAC._get_xla_tensors_hlo([gx])
   assert "stablehlo.select_and_scatter" in hlo
   assert "stablehlo.scatter" not in hlo.replace("select_and_scatter", "")
-  assert "stablehlo.slice" not in hlo
+  assert not _window_slices(hlo)

@@ -89,27 +89,10 @@ uint64_t GraphHash(const PostOrder& order, absl::Span<const Value> roots) {
 }
 
 std::vector<uint64_t> ValueHashes(absl::Span<const Value> roots) {
-  PostOrder order = ComputePostOrder(roots);
-  std::vector<uint64_t> node_hash(order.nodes.size());
-  for (size_t i = 0; i < order.nodes.size(); ++i) {
-    const Node* node = order.nodes[i];
-    HashBuilder h;
-    h.Add(static_cast<uint64_t>(node->kind()));
-    for (const Value& operand : node->operands()) {
-      h.Add(node_hash[order.PositionOf(operand.node.get())]);
-      h.Add(static_cast<uint64_t>(operand.index));
-    }
-    for (const Shape& shape : node->shapes()) h.AddShape(shape);
-    for (const Attr& attr : node->attrs()) {
-      h.AddString(attr.name);
-      h.AddAttrValue(attr.value);
-    }
-    node_hash[i] = h.value();
-  }
   std::vector<uint64_t> hashes;
   hashes.reserve(roots.size());
   for (const Value& root : roots) {
-    hashes.push_back(HashBuilder(node_hash[order.PositionOf(root.node.get())])
+    hashes.push_back(HashBuilder(root.node->hash())
                          .Add(static_cast<uint64_t>(root.index))
                          .value());
   }

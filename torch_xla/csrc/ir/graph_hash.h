@@ -46,8 +46,9 @@ uint64_t GraphHash(absl::Span<const Value> roots);
 
 // One hash per root of the computation it stands for, independent of data
 // identity (a leaf counts by its shape only) and of anything else in the
-// graph. Sync orders its results by these, so that a step's module does not
-// depend on the order in which its tensors happened to be created.
+// graph: Node::hash() with the result index, no walk. Sync orders its results
+// by these, so that a step's module does not depend on the order in which its
+// tensors happened to be created.
 std::vector<uint64_t> ValueHashes(absl::Span<const Value> roots);
 // Same, reusing a walk of the same roots.
 uint64_t GraphHash(const PostOrder& order, absl::Span<const Value> roots);

@@ -1,6 +1,7 @@
 #include "torch_xla/csrc/ir/node.h"
 
 #include "absl/strings/str_cat.h"
+#include "torch_xla/csrc/ir/graph_hash.h"
 
 namespace torch_xla {
 
@@ -10,7 +11,22 @@ Node::Node(PrivateKey, OpKind kind, std::vector<Value> operands,
       operands_(std::move(operands)),
       shapes_(std::move(shapes)),
       attrs_(std::move(attrs)),
-      data_(std::move(data)) {}
+      data_(std::move(data)) {
+  HashBuilder h;
+  h.Add(static_cast<uint64_t>(kind_));
+  reads_placeholder_ =
+      data_ != nullptr && data_->kind() == DataKind::kPlaceholder;
+  for (const Value& operand : operands_) {
+    h.Add(operand.node->hash()).Add(static_cast<uint64_t>(operand.index));
+    reads_placeholder_ = reads_placeholder_ || operand.node->reads_placeholder();
+  }
+  for (const Shape& shape : shapes_) h.AddShape(shape);
+  for (const Attr& attr : attrs_) {
+    h.AddString(attr.name);
+    h.AddAttrValue(attr.value);
+  }
+  hash_ = h.value();
+}
 
 Node::~Node() {
   // Releasing the last reference to a 100k-node chain would otherwise recurse

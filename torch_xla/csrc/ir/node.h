@@ -73,6 +73,14 @@ class Node {
   // Non-null only for device_data leaves.
   const DataPtr& data() const { return data_; }
 
+  // Computed once, at construction, so a sync never walks a graph for them:
+  // a structural hash of the computation the node stands for (kind,
+  // attributes, shapes and its operands' hashes; a data leaf counts by its
+  // shape, never by its identity or value), and whether it reads a
+  // placeholder anywhere below it.
+  uint64_t hash() const { return hash_; }
+  bool reads_placeholder() const { return reads_placeholder_; }
+
   // "sine f32[2,3]", "while (f32[2], s64[]), cond=..., body=...".
   std::string ToString() const;
 
@@ -84,6 +92,8 @@ class Node {
   const std::vector<Shape> shapes_;
   const Attrs attrs_;
   const DataPtr data_;
+  uint64_t hash_ = 0;
+  bool reads_placeholder_ = false;
 };
 
 // "f32[2,3]" for one result, "(f32[2], u32[4])" for several.

@@ -477,33 +477,13 @@ absl::StatusOr<std::vector<SyncGroup>> MakeGroups(
 }
 
 // Tensors whose pending value reads a placeholder: they can be traced and
-// lowered, never executed.
+// lowered, never executed. (Each node knows it: no walk.)
 std::unordered_set<const XlaTensor*> PlaceholderDependents(
     absl::Span<const XlaTensorPtr> tensors) {
-  std::vector<Value> roots;
-  for (const XlaTensorPtr& tensor : tensors) {
-    if (tensor->state() == TensorState::kIrValue) {
-      roots.push_back(tensor->ir_value());
-    }
-  }
-  PostOrder order = ComputePostOrder(roots);
-  std::vector<bool> tainted(order.nodes.size(), false);
-  bool any = false;
-  for (size_t i = 0; i < order.nodes.size(); ++i) {
-    const Node* node = order.nodes[i];
-    bool t = node->data() != nullptr &&
-             node->data()->kind() == DataKind::kPlaceholder;
-    for (const Value& operand : node->operands()) {
-      t = t || tainted[order.PositionOf(operand.node.get())];
-    }
-    tainted[i] = t;
-    any = any || t;
-  }
   std::unordered_set<const XlaTensor*> dependents;
-  if (!any) return dependents;
   for (const XlaTensorPtr& tensor : tensors) {
     if (tensor->state() == TensorState::kIrValue &&
-        tainted[order.PositionOf(tensor->ir_value().node.get())]) {
+        tensor->ir_value().node->reads_placeholder()) {
       dependents.insert(tensor.get());
     }
   }
