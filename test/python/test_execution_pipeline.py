@@ -88,13 +88,27 @@ def test_scalars_travel_as_one_vector_per_dtype_and_only_when_changed():
   torch.testing.assert_close(y.cpu(), x.cpu() * 0.2 + 0.9 - 0.25 * x.cpu())
 
 
-def test_equal_scalars_stay_separate_parameters():
+def test_equal_scalars_from_different_sites_stay_separate_parameters():
   x = torch.randn(4).to(XLA)
   torch_xla.sync()
   y = x * 0.5 + 0.5
   hlo = _XLAC._get_xla_tensors_hlo([y])
   assert "tensor<2xf32>" in hlo
   assert _XLAC._get_graph_hash([y]) == _XLAC._get_graph_hash([x * 0.5 + 0.7])
+
+
+def test_a_loop_reuses_the_scalars_of_its_site():
+  x = torch.randn(4).to(XLA)
+  torch_xla.sync()
+  y = x
+  for _ in range(50):
+    y = y * 1.0001 + 0.1
+  hlo = _XLAC._get_xla_tensors_hlo([y])
+  assert "%arg1: tensor<2xf32>" in hlo  # two sites, not 100 scalars
+  expected = x.cpu()
+  for _ in range(50):
+    expected = expected * 1.0001 + 0.1
+  torch.testing.assert_close(y.cpu(), expected)
 
 
 def _mlp_steps(optimizer_fn, steps):

@@ -12,9 +12,10 @@ dtype_of_code = _dtypes._TORCH_DTYPES
 def scalar(value, code: int, device: int):
   """A Python number as a scalar parameter of element type `code`: its value
   is sent when the graph runs, so a new value (a learning rate) never
-  recompiles. Each call makes its own parameter (never shared by value, so
-  the graph's structure does not depend on values); a graph's scalars travel
-  packed, one small vector per dtype, uploaded only when they change."""
+  recompiles. Shared only with equal numbers from the same user code site
+  (python/scalar_leaves.h), so the graph's structure does not depend on
+  values; a graph's scalars travel packed, one small vector per dtype,
+  uploaded only when they change."""
   return _XLAC._scalar(value, code, device)
 
 

@@ -28,8 +28,9 @@ std::vector<XlaTensorPtr> ToXlaTensors(const pybind11::iterable& objects);
 // A DType code from Python; ValueError for an unknown one.
 DType ToDType(int code);
 
-// A Python number as a new scalar parameter of `dtype` (as `_XLAC._scalar`
-// and the elementwise paths make them; never shared by value).
+// A Python number as its scalar parameter of `dtype`, as `_XLAC._scalar` and
+// the elementwise paths make them (python/scalar_leaves.h: shared only with
+// equal numbers from the same site).
 Value ScalarValue(pybind11::handle number, DType dtype, int device);
 
 // Elementwise operands (tensors, Python numbers, cpu 0-dim tensors) as

@@ -16,6 +16,7 @@
 #include "torch_xla/csrc/ir/builder.h"
 #include "torch_xla/csrc/python/bindings.h"
 #include "torch_xla/csrc/python/ir_values.h"
+#include "torch_xla/csrc/python/scalar_leaves.h"
 #include "torch_xla/csrc/python/status_conversion.h"
 #include "torch_xla/csrc/python/torch_tensor.h"
 #include "torch_xla/csrc/tensor/device_data.h"
@@ -25,25 +26,6 @@ namespace py = pybind11;
 
 namespace torch_xla::python {
 namespace {
-
-// A Python number as a scalar parameter: a new HostData leaf each time, sent
-// when the graph runs (packed with the graph's other scalars). Never shared
-// by value: a graph's structure must not depend on which of its numbers
-// happen to be equal, or a changed value would recompile.
-Value ScalarLeaf(py::handle number, DType dtype) {
-  const bool is_int =
-      py::isinstance<py::int_>(number) && !py::isinstance<py::bool_>(number);
-  DataPtr data = is_int ? MakeHostScalarInt(number.cast<int64_t>(), dtype)
-                        : MakeHostScalar(number.cast<double>(), dtype);
-  return Value(MakeDataNode(std::move(data)));
-}
-
-Value BroadcastScalar(const Value& leaf, const std::vector<int64_t>& dims) {
-  return Value(ValueOrThrow(
-      MakeNode(OpKind::kBroadcastInDim, {leaf},
-               Attrs().Set("dims", dims).Set("broadcast_dims",
-                                             std::vector<int64_t>{}))));
-}
 
 bool IsNumber(py::handle h) {
   return py::isinstance<py::float_>(h) || py::isinstance<py::int_>(h);
@@ -101,7 +83,7 @@ std::vector<Value> ResolveOperands(const py::sequence& objects, DType dtype,
       values.push_back(
           Convert(ValueOrThrow(operand.tensor->GetIrValue()), dtype));
     } else {
-      values.push_back(ScalarLeaf(operand.number, dtype));
+      values.push_back(ScalarLeafAtSite(operand.number, dtype));
     }
   }
   std::vector<const Shape*> shapes;
@@ -114,26 +96,26 @@ std::vector<Value> ResolveOperands(const py::sequence& objects, DType dtype,
     std::vector<int64_t> dims = BroadcastShape(shapes);
     for (size_t i = 0; i < values.size(); ++i) {
       values[i] = operands[i].tensor ? BroadcastTo(std::move(values[i]), dims)
-                                     : BroadcastScalar(values[i], dims);
+                                     : BroadcastScalarLeaf(values[i], dims);
     }
   }
   return values;
 }
 
 Value ScalarValue(py::handle number, DType dtype, int /*device*/) {
-  return ScalarLeaf(number, dtype);
+  return ScalarLeafAtSite(number, dtype);
 }
 
 void InitElementwiseBindings(py::module_& m) {
   m.def(
       "_scalar",
       [](py::object number, int code, int device) {
-        Value leaf = ScalarLeaf(number, ToDType(code));
+        Value leaf = ScalarLeafAtSite(number, ToDType(code));
         return XlaTensor::FromData(leaf.node->data(), device);
       },
       py::arg("value"), py::arg("dtype"), py::arg("device") = 0,
-      "A scalar parameter for a Python number (a new one each call, as the "
-      "fast elementwise paths make them).");
+      "The scalar parameter for a Python number, shared with equal numbers "
+      "from the same user code site (python/scalar_leaves.h).");
   m.def(
       "_elementwise",
       [](int kind, const py::sequence& operands, int code,

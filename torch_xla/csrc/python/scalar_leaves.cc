@@ -1,0 +1,138 @@
+#include "torch_xla/csrc/python/scalar_leaves.h"
+
+#include <cstring>
+#include <map>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+
+#include "torch_xla/csrc/ir/builder.h"
+#include "torch_xla/csrc/python/status_conversion.h"
+#include "torch_xla/csrc/tensor/device_data.h"
+
+namespace py = pybind11;
+
+namespace torch_xla::python {
+namespace {
+
+constexpr size_t kCapacity = 4096;
+
+// Whether a code object belongs to torch_xla (our rules, registry and tensor
+// subclass): scalars they make are attributed to the user code calling them.
+// Holds a reference to each code object, so an address is never reused while
+// it is a key.
+class OwnCode {
+ public:
+  bool Contains(PyCodeObject* code) {
+    auto it = known_.find(code);
+    if (it != known_.end()) return it->second;
+    if (known_.size() >= kCapacity) Clear();
+    bool ours = false;
+    if (PyObject* file = code->co_filename; file && PyUnicode_Check(file)) {
+      const char* path = PyUnicode_AsUTF8(file);
+      ours = path != nullptr && std::strstr(path, "/torch_xla/") != nullptr;
+      if (path == nullptr) PyErr_Clear();
+    }
+    Py_INCREF(code);
+    known_.emplace(code, ours);
+    return ours;
+  }
+
+  void Clear() {
+    for (auto& [code, ours] : known_) Py_DECREF(code);
+    known_.clear();
+  }
+
+ private:
+  std::unordered_map<PyCodeObject*, bool> known_;
+};
+
+// The site of the running Python code: (code object, instruction offset) of
+// the innermost frame outside torch_xla; (nullptr, -1) when there is none.
+std::pair<PyCodeObject*, int> CurrentSite(OwnCode& own) {
+  PyFrameObject* frame = PyEval_GetFrame();  // borrowed
+  Py_XINCREF(frame);
+  while (frame != nullptr) {
+    PyCodeObject* code = PyFrame_GetCode(frame);  // new reference
+    Py_DECREF(code);  // still alive: the frame holds it
+    if (!own.Contains(code)) {
+      const int lasti = PyFrame_GetLasti(frame);
+      Py_DECREF(frame);
+      return {code, lasti};
+    }
+    PyFrameObject* back = PyFrame_GetBack(frame);  // new reference
+    Py_DECREF(frame);
+    frame = back;
+  }
+  return {nullptr, -1};
+}
+
+class ScalarLeaves {
+ public:
+  Value Get(py::handle number, DType dtype) {
+    const bool is_int =
+        py::isinstance<py::int_>(number) && !py::isinstance<py::bool_>(number);
+    int64_t bits;
+    if (is_int) {
+      bits = number.cast<int64_t>();
+    } else {
+      const double value = number.cast<double>();
+      std::memcpy(&bits, &value, sizeof(bits));
+    }
+    const auto [code, lasti] = CurrentSite(own_);
+    Key key{code, lasti, is_int, bits, static_cast<int>(dtype)};
+    auto it = leaves_.find(key);
+    if (it != leaves_.end()) return Value(it->second);
+    if (leaves_.size() >= kCapacity) {
+      leaves_.clear();
+      broadcasts_.clear();
+      own_.Clear();  // after leaves_: its code objects key nothing now
+    }
+    DataPtr data = is_int ? MakeHostScalarInt(bits, dtype)
+                          : MakeHostScalar(number.cast<double>(), dtype);
+    NodePtr leaf = MakeDataNode(std::move(data));
+    leaves_.emplace(key, leaf);
+    return Value(leaf);
+  }
+
+  Value Broadcast(const Value& leaf, const std::vector<int64_t>& dims) {
+    auto key = std::make_pair(leaf.node.get(), dims);
+    auto it = broadcasts_.find(key);
+    if (it != broadcasts_.end()) return Value(it->second);
+    if (broadcasts_.size() >= kCapacity) broadcasts_.clear();
+    NodePtr node = ValueOrThrow(
+        MakeNode(OpKind::kBroadcastInDim, {leaf},
+                 Attrs().Set("dims", dims).Set("broadcast_dims",
+                                               std::vector<int64_t>{})));
+    broadcasts_.emplace(std::move(key), node);
+    return Value(node);
+  }
+
+ private:
+  // (site code, instruction offset, is_int, value bits, dtype). The code
+  // object is kept alive by own_ while it is a key.
+  using Key = std::tuple<PyCodeObject*, int, bool, int64_t, int>;
+  std::map<Key, NodePtr> leaves_;
+  // Keyed by the leaf's address: the cached broadcast holds its leaf, so the
+  // address cannot be reused while the entry exists.
+  std::map<std::pair<const Node*, std::vector<int64_t>>, NodePtr> broadcasts_;
+  OwnCode own_;
+};
+
+ScalarLeaves& Leaves() {
+  static auto* leaves = new ScalarLeaves();
+  return *leaves;
+}
+
+}  // namespace
+
+Value ScalarLeafAtSite(py::handle number, DType dtype) {
+  return Leaves().Get(number, dtype);
+}
+
+Value BroadcastScalarLeaf(const Value& leaf, const std::vector<int64_t>& dims) {
+  return Leaves().Broadcast(leaf, dims);
+}
+
+}  // namespace torch_xla::python
