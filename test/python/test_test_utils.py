@@ -53,7 +53,9 @@ def test_summary_helpers_write_scalars_and_xla_metrics():
                               write_xla_metrics=True)
   names = {name for name, _, _ in writer.scalars}
   assert ("loss", 0.5, 5) in writer.scalars
-  assert {"UncachedCompile", "ExecuteTime", "aten_ops_sum"} <= names
+  # The compile may be cached by an earlier test: either counter is written.
+  assert {"ExecuteTime", "aten_ops_sum"} <= names
+  assert names & {"UncachedCompile", "CachedCompile"}
   assert ("aten_ops_sum", 0, 5) in writer.scalars
   test_utils.print_training_update("xla:0", 1, 0.5, 1.0, 1.0,
                                    summary_writer=writer)
