@@ -8,6 +8,7 @@ and the PJRT header from the Python environment doing the build.
 """
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -38,6 +39,47 @@ class BazelBuildExt(build_ext):
       os.remove(destination)  # Bazel outputs are read-only
     shutil.copyfile(built, destination)
     os.chmod(destination, 0o755)
+    if not self.inplace:
+      # A wheel must run where Debian's Abseil is not installed.
+      bundle_shared_libs(destination, os.path.join(
+          os.path.dirname(destination), BUNDLED_LIB_DIR))
+
+
+# Shared libraries a wheel carries next to _XLAC.so: Abseil, which Bazel links
+# from Debian's libabsl-dev (its static archives are not -fPIC, so they
+# cannot go into a shared object). _XLAC.so's DT_RPATH ($ORIGIN/lib, see
+# torch_xla/BUILD) finds them, and their own dependencies on each other too.
+BUNDLED_LIB_DIR = "lib"
+BUNDLED_LIB_PATTERN = re.compile(r"libabsl_\w+\.so[.\d]*$")
+
+
+def bundle_shared_libs(extension: str, lib_dir: str) -> None:
+  """Copies the bundled libraries `extension` loads (directly or not) into
+  `lib_dir`, each under the name its dependents ask for (its soname)."""
+  # A previous build's bundle would be found through the rpath: start over
+  # so ldd reports the system's copies.
+  shutil.rmtree(lib_dir, ignore_errors=True)
+  listing = subprocess.run(["ldd", extension], check=True,
+                           capture_output=True, text=True).stdout
+  os.makedirs(lib_dir)
+  copied = 0
+  for line in listing.splitlines():
+    # "\tlibabsl_base.so.20220623 => /usr/lib/.../libabsl_base.so.20220623 (0x..)"
+    parts = line.split()
+    if len(parts) < 3 or parts[1] != "=>":
+      continue
+    soname, path = parts[0], parts[2]
+    if not BUNDLED_LIB_PATTERN.match(soname):
+      continue
+    if not os.path.isfile(path):
+      raise RuntimeError(f"bundling {soname} into the wheel: ldd does not "
+                         f"find it ({line.strip()}); apt-get install "
+                         f"libabsl-dev")
+    shutil.copyfile(path, os.path.join(lib_dir, soname))  # follows links
+    copied += 1
+  if copied == 0:
+    raise RuntimeError(f"bundling Abseil into the wheel: ldd lists no "
+                       f"libabsl_* library for {extension}:\n{listing}")
 
 
 setup(
@@ -51,5 +93,8 @@ setup(
     ],
     cmdclass={"build_ext": BazelBuildExt},
     python_requires=">=3.10",
-    install_requires=["torch==2.13.0", "xla-cpu-pjrt"],
+    # The CPU PJRT plugin: xla-cpu-pjrt has no dependencies. The faster
+    # lammps-jax-pjrt-cpu declares jax, so it is a manual, --no-deps install
+    # (README.md); libtpu for TPUs likewise.
+    install_requires=["torch==2.13.*", "xla-cpu-pjrt>=0.0.1"],
 )

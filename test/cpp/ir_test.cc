@@ -400,14 +400,14 @@ TEST(DumpTest, PrintsNodesInPostOrder) {
                          .Set("algorithm", "THREE_FRY"));
   EXPECT_EQ(DumpIrText({out, Value(rng, 1)}),
             "IR {\n"
-            "  %0 = f32[2,3] xla::device_data()\n"
+            "  %0 = f32[2,3]{1,0} xla::device_data()\n"
             "  %1 = f32[2,3] sine(%0)\n"
             "  %2 = f32[] xla::device_data()\n"
             "  %3 = f32[] constant(), value=1\n"
             "  %4 = f32[] add(%2, %3)\n"
             "  %5 = f32[2,3] broadcast_in_dim(%4), dims=[2,3], broadcast_dims=[]\n"
             "  ROOT %6 = f32[2,3] multiply(%1, %5)\n"
-            "  %7 = u64[2] xla::device_data()\n"
+            "  %7 = u64[2]{0} xla::device_data()\n"
             "  ROOT %8 = (u64[2], u32[4]) rng_bit_generator(%7), algorithm=THREE_FRY\n"
             "}\n");
 }
@@ -419,7 +419,7 @@ TEST(DumpTest, PrintsSubGraphsNested) {
   NodePtr out = Ok(MakeUnary(OpKind::kNegate, Value(w, 1)));
   EXPECT_EQ(DumpIrText({out}),
             "IR {\n"
-            "  %0 = f32[2] xla::device_data()\n"
+            "  %0 = f32[2]{0} xla::device_data()\n"
             "  %1 = s64[] xla::device_data()\n"
             "  %2 = (f32[2], s64[]) while(%0, %1), cond={\n"
             "    %0 = s64[] parameter(), index=1\n"

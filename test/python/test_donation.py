@@ -114,11 +114,57 @@ def test_explicit_donor_is_deleted_and_reading_it_fails():
   assert not _XLAC._xla_get_enable_alias_with_buffer_donor_config()
   assert aliased() == 1
   torch.testing.assert_close(out.cpu(), expected)
-  assert _XLAC._is_placecholder(t)
+  # Upstream reports a donated tensor as a placeholder: it has no data.
+  assert _XLAC._is_placecholder(t) and _XLAC._is_placeholder(t)
+  assert not _XLAC._is_placeholder(out)
   with pytest.raises(RuntimeError, match="donated"):
     t.cpu()
   with pytest.raises(RuntimeError, match="is deleted"):
     _XLAC._get_tensors_handle([t])
+
+
+def test_alias_count_is_one_sample_per_execution():
+  t = torch.zeros(8).to(XLA)
+  u = torch.zeros(8).to(XLA)
+  torch_xla.sync()
+  met.clear_all()
+  # Two in-place updates in one execution: one sample of 2.
+  t += 1
+  u += 1
+  torch_xla.sync()
+  # The same graph again (a cached compile still executes): one more sample.
+  t += 1
+  u += 1
+  torch_xla.sync()
+  # An execution with nothing updated in place: a sample of 0.
+  v = t * 2
+  torch_xla.sync()
+  # A sync with nothing pending executes nothing: no sample.
+  torch_xla.sync()
+  count, total, samples = met.metric_data("InputOutputAliasCount")
+  assert count == 3 and total == 4
+  assert [value for _, value in samples] == [2, 2, 0]
+  assert met.counter_value("CachedCompile") == 1
+  torch.testing.assert_close(v.cpu(), torch.full((8,), 4.0))
+
+
+def test_set_buffer_donation_counter_counts_marks():
+  a = torch.randn(4).to(XLA)
+  b = torch.randn(4).to(XLA)
+  torch_xla.sync()
+  met.clear_counters()
+  assert met.counter_value("XlaSetBufferDonation") in (None, 0)
+  _XLAC._set_buffer_donation(a, True)
+  _XLAC._set_buffer_donation(b, True)
+  _XLAC._set_buffer_donation(a, True)  # marking again counts again
+  _XLAC._set_buffer_donation(b, False)  # unmarking does not count
+  assert met.counter_value("XlaSetBufferDonation") == 3
+  assert "XlaSetBufferDonation" in met.counter_names()
+  # A refused mark (no buffer yet) does not count either.
+  with pytest.raises(RuntimeError, match="not device data"):
+    _XLAC._set_buffer_donation(a + 1, True)
+  assert met.counter_value("XlaSetBufferDonation") == 3
+  _XLAC._set_buffer_donation(a, False)
 
 
 def test_config_off_keeps_the_mark_but_donates_nothing():

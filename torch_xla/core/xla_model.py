@@ -46,3 +46,107 @@ def get_memory_info(device: torch.device = None) -> dict:
 def xla_device_hw(device) -> str:
   """The hardware type behind an XLA device: 'CPU', 'CUDA' or 'TPU'."""
   return _XLAC._runtime.device_type()
+
+
+def optimization_barrier_(tensors) -> None:
+  """Puts an optimization barrier over `tensors`, in place.
+
+  Each tensor takes the value of one output of a single
+  `stablehlo.optimization_barrier` over all of them: the values do not
+  change, but XLA may not move computation across the barrier (e.g. fuse a
+  recomputation in the backward pass with the forward pass it repeats).
+
+  Args:
+    tensors: a list or tuple of 'xla' tensors, all on one device.
+  """
+  # Imported here: torch_xla._ops imports this module's package.
+  from torch_xla import _ir
+  from torch_xla._tensor import XlaTensor, commit, xt_of
+
+  tensors = list(tensors)
+  for i, t in enumerate(tensors):
+    if not isinstance(t, XlaTensor):
+      raise TypeError(
+          f"optimization_barrier_: tensors[{i}] is a "
+          f"{type(t).__name__} on {getattr(t, 'device', 'no device')}, "
+          f"expected an 'xla' tensor (move it with .to('xla'))")
+  if not tensors:
+    return
+  devices = {t.device for t in tensors}
+  if len(devices) > 1:
+    raise ValueError(
+        f"optimization_barrier_: the tensors are on several devices "
+        f"({', '.join(sorted(str(d) for d in devices))}); one barrier takes "
+        f"tensors of one device")
+  outputs = _ir.optimization_barrier([xt_of(t) for t in tensors])
+  for t, value in zip(tensors, outputs):
+    commit(t, value)
+
+
+def _to_cpu_tree(data):
+  """`data` with every 'xla' tensor replaced by a CPU copy of its value;
+  dicts, lists, tuples (named ones too) and sets are rebuilt, the rest is
+  returned as is."""
+  from torch_xla._tensor import XlaTensor
+
+  # One execution for all pending values instead of one per tensor. It is
+  # a read, not a step: nothing is donated (only a step, torch_xla.sync(),
+  # donates), so the saved tensors stay usable on the device.
+  pending = []
+  _collect(data, XlaTensor, pending)
+  if pending:
+    _XLAC._xla_sync_multi(pending, [], wait=False)
+
+  def convert(value):
+    if isinstance(value, XlaTensor):
+      cpu = value.detach().cpu()
+      if isinstance(value, torch.nn.Parameter):
+        return torch.nn.Parameter(cpu, requires_grad=value.requires_grad)
+      return cpu.requires_grad_(value.requires_grad)
+    if isinstance(value, dict):
+      items = [(k, convert(v)) for k, v in value.items()]
+      try:
+        return type(value)(items)
+      except TypeError:  # e.g. defaultdict: keep its factory
+        out = value.copy()
+        out.update(items)
+        return out
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+      return type(value)(*(convert(v) for v in value))
+    if isinstance(value, (list, tuple, set, frozenset)):
+      return type(value)(convert(v) for v in value)
+    return value
+
+  return convert(data)
+
+
+def _collect(value, cls, out) -> None:
+  if isinstance(value, cls):
+    out.append(value)
+  elif isinstance(value, dict):
+    for v in value.values():
+      _collect(v, cls, out)
+  elif isinstance(value, (list, tuple, set, frozenset)):
+    for v in value:
+      _collect(v, cls, out)
+
+
+def save(data, file_or_path, master_only: bool = True,
+         global_master: bool = False, sync: bool = True) -> None:
+  """Saves `data` with torch.save after moving its 'xla' tensors to the CPU.
+
+  Nested dicts, lists and tuples (a state_dict, a checkpoint dict) are
+  walked; the file holds CPU tensors, so torch.load needs no XLA device.
+  Saving reads the values only: the tensors stay readable on the device and
+  are not donated by a later sync because of the save.
+
+  Args:
+    data: what to save.
+    file_or_path: a path or a writable binary file object.
+    master_only, global_master: which process writes. This runtime has one
+      process, the master, so it always writes.
+    sync: wait until the file is written (always true here: one process,
+      nothing to rendezvous with).
+  """
+  del master_only, global_master, sync  # one process: it is the master
+  torch.save(_to_cpu_tree(data), file_or_path)

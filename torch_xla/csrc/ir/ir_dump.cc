@@ -14,6 +14,19 @@ bool HidesShapeAttrs(OpKind kind) {
          kind == OpKind::kParameter || kind == OpKind::kRngBitGenerator;
 }
 
+// Data leaves print as upstream's dump does, with XLA's default row-major
+// layout ("f32[3,4]{1,0}"; none for a scalar): scripts and tests written for
+// upstream match that text.
+std::string LeafShapeString(const Shape& shape) {
+  std::string text = shape.ToString();
+  if (shape.rank() == 0) return text;
+  text += "{";
+  for (int64_t d = shape.rank() - 1; d >= 0; --d) {
+    absl::StrAppend(&text, d, d == 0 ? "}" : ",");
+  }
+  return text;
+}
+
 void DumpBlock(const PostOrder& order, absl::Span<const Value> roots,
                int indent, std::string* out) {
   const std::string pad(indent, ' ');
@@ -21,11 +34,12 @@ void DumpBlock(const PostOrder& order, absl::Span<const Value> roots,
   for (const Value& r : roots) root_nodes.insert(r.node.get());
   for (size_t i = 0; i < order.nodes.size(); ++i) {
     const Node* node = order.nodes[i];
+    const bool data_leaf = node->kind() == OpKind::kDeviceData;
     absl::StrAppend(out, pad, root_nodes.contains(node) ? "ROOT " : "", "%", i,
-                    " = ", ShapesToString(node->shapes()), " ",
-                    node->kind() == OpKind::kDeviceData ? "xla::device_data"
-                                                        : node->name(),
-                    "(");
+                    " = ",
+                    data_leaf ? LeafShapeString(node->shape())
+                              : ShapesToString(node->shapes()),
+                    " ", data_leaf ? "xla::device_data" : node->name(), "(");
     for (size_t j = 0; j < node->num_operands(); ++j) {
       const Value& v = node->operand(j);
       absl::StrAppend(out, j == 0 ? "" : ", ", "%",

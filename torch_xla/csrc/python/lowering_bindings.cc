@@ -11,6 +11,7 @@
 #include "pybind11/pybind11.h"
 #include "pybind11/stl.h"
 #include "torch_xla/csrc/lowering/lowering_context.h"
+#include "torch_xla/csrc/metrics/metrics.h"
 #include "torch_xla/csrc/placeholder/placeholder.h"
 #include "torch_xla/csrc/python/bindings.h"
 #include "torch_xla/csrc/python/status_conversion.h"
@@ -200,6 +201,9 @@ void InitLoweringBindings(py::module_& m) {
           TensorStateName(t->state()), ", not device data; only a tensor "
           "holding a device buffer can donate it (sync first)"));
     }
+    // Upstream's counter: how many times a tensor was marked as a donor.
+    static metrics::Counter* marked = metrics::GetCounter("XlaSetBufferDonation");
+    if (donate) marked->Add(1);
     t->set_buffer_donation(donate);
     return true;
   });
