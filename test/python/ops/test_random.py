@@ -363,8 +363,9 @@ def test_values_are_made_on_the_device():
   hlo = _XLAC._get_xla_tensors_hlo([x._xt])
   assert "stablehlo.rng_bit_generator" in hlo
   assert "rng_algorithm THREE_FRY" in hlo
-  # The seed is the one parameter: a u64 scalar, not a baked constant.
-  assert re.search(r"func.func public @main\(%arg0: tensor<ui64>\)", hlo), hlo
+  # The seed is the one parameter: a u64 scalar (in the graph's packed u64
+  # scalars), not a baked constant.
+  assert re.search(r"func.func public @main\(%arg0: tensor<1xui64>\)", hlo), hlo
 
 
 def test_no_transfer_while_tracing_and_no_recompile_for_new_seeds():
@@ -438,12 +439,11 @@ def test_distribution_values_are_parameters(fill, user_values):
   y = fill(torch.empty(8, device=XLA))
   hlo = _XLAC._get_xla_tensors_hlo([y._xt])
   assert "stablehlo.rng_bit_generator" in hlo
-  # The seed, then the user values as f32 scalars (not baked constants).
-  params = ", ".join(f"%arg{i + 1}: tensor<f32>"
-                     for i in range(user_values))
+  # The user values as f32 scalars (not baked constants), then the seed: the
+  # graph's scalars travel packed, one vector per dtype.
   assert re.search(
-      r"func.func public @main\(%arg0: tensor<ui64>, " + re.escape(params) +
-      r"\)", hlo), hlo
+      r"func.func public @main\(%arg0: tensor<" + str(user_values) +
+      r"xf32>, %arg1: tensor<1xui64>\)", hlo), hlo
 
 
 @pytest.mark.parametrize("fill", [
