@@ -1,5 +1,7 @@
 #include "torch_xla/csrc/tensor/graph_executor.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -392,6 +394,10 @@ absl::Status ExecuteGroup(SyncGroup& group, bool donate,
     }
     executable->set_parameter_shapes(std::move(parameter_shapes));
     GetCompileCache().Insert(key, executable);
+    // The compiler's scratch heap is free now; hand it back to the OS before
+    // the program's own buffers are allocated, or it stays in the process
+    // (glibc keeps freed heap) on top of every later peak.
+    malloc_trim(0);
   }
 
   absl::StatusOr<std::vector<BufferPtr>> arguments =
