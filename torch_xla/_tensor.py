@@ -26,7 +26,15 @@ import torch
 
 from torch_xla import _XLAC, _dtypes
 
+# torch.device objects by ordinal, made once (the C++ wrapper reads this list
+# too); a client can have more devices, so use _device(i).
 _DEVICES = [torch.device("xla", i) for i in range(64)]
+
+
+def _device(index: int) -> torch.device:
+  return (_DEVICES[index] if 0 <= index < len(_DEVICES) else
+          torch.device("xla", index))
+
 _from_code = _dtypes._TORCH_DTYPES
 _make_wrapper = torch.Tensor._make_wrapper_subclass
 
@@ -42,7 +50,7 @@ class XlaTensor(torch.Tensor):
         cls,
         xt.dims,
         dtype=_from_code[xt.dtype],
-        device=_DEVICES[xt.device],
+        device=_device(xt.device),
         requires_grad=requires_grad)
     t._xt = xt
     return t
@@ -94,7 +102,7 @@ def _python_dispatch(func, args, kwargs):
 def wrap(xt) -> XlaTensor:
   """A new torch tensor for a C++ handle."""
   t = _make_wrapper(
-      XlaTensor, xt.dims, dtype=_from_code[xt.dtype], device=_DEVICES[xt.device])
+      XlaTensor, xt.dims, dtype=_from_code[xt.dtype], device=_device(xt.device))
   t._xt = xt
   return t
 
@@ -114,7 +122,7 @@ def wrap_view(xt, base: XlaTensor, forward, inverse, strides=None,
   else:
     t = _make_wrapper(XlaTensor, xt.dims, strides=strides,
                       storage_offset=storage_offset,
-                      dtype=_from_code[xt.dtype], device=_DEVICES[xt.device])
+                      dtype=_from_code[xt.dtype], device=_device(xt.device))
     t._xt = xt
   t._view = _XLAC._view_info(base._xt, base._view, forward, inverse,
                              list(strides), storage_offset or 0)

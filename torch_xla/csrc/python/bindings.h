@@ -27,6 +27,9 @@ std::vector<XlaTensorPtr> ToXlaTensors(const pybind11::iterable& objects);
 
 // A DType code from Python; ValueError for an unknown one.
 DType ToDType(int code);
+// An OpKind from Python (as _XLAC._op_kind gives it); ValueError for an
+// unknown one.
+OpKind ToOpKind(int kind);
 
 // A Python number as its scalar parameter of `dtype`, as `_XLAC._scalar` and
 // the elementwise paths make them (python/scalar_leaves.h: shared only with

@@ -128,8 +128,8 @@ void InitElementwiseBindings(py::module_& m) {
           attrs.Set("direction",
                     absl::string_view(direction.cast<std::string>()));
         }
-        NodePtr node = ValueOrThrow(MakeNode(
-            static_cast<OpKind>(kind), std::move(values), std::move(attrs)));
+        NodePtr node = ValueOrThrow(
+            MakeNode(ToOpKind(kind), std::move(values), std::move(attrs)));
         return XlaTensor::FromIr(Value(node), device);
       },
       py::arg("kind"), py::arg("operands"), py::arg("dtype"),

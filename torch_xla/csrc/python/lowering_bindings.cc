@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "pybind11/pybind11.h"
 #include "pybind11/stl.h"
@@ -33,6 +34,17 @@ py::object Wrap(XlaTensorPtr tensor) {
 
 // Shape from "bf16[2,3]", a list of ints (f32), or an object with `dims`
 // (list) and `dtype` (a torch dtype or a core dtype code).
+Shape CheckedShape(DType dtype, std::vector<int64_t> dims) {
+  for (int64_t d : dims) {
+    if (d < 0) {
+      throw std::invalid_argument(
+          "bad shape " + Shape(dtype, dims).ToString() +
+          ": dimensions must be >= 0");
+    }
+  }
+  return Shape(dtype, std::move(dims));
+}
+
 Shape ParseShape(py::handle shape) {
   if (py::isinstance<py::str>(shape)) {
     std::string text = shape.cast<std::string>();
@@ -48,10 +60,16 @@ Shape ParseShape(py::handle shape) {
     while (start < inner.size()) {
       size_t comma = inner.find(',', start);
       if (comma == std::string::npos) comma = inner.size();
-      dims.push_back(std::stoll(inner.substr(start, comma - start)));
+      int64_t dim = 0;
+      if (!absl::SimpleAtoi(inner.substr(start, comma - start), &dim)) {
+        throw std::invalid_argument("bad shape '" + text + "': dimension '" +
+                                    inner.substr(start, comma - start) +
+                                    "' is not an integer");
+      }
+      dims.push_back(dim);
       start = comma + 1;
     }
-    return Shape(dtype, dims);
+    return CheckedShape(dtype, std::move(dims));
   }
   if (py::hasattr(shape, "dims") && py::hasattr(shape, "dtype")) {
     py::object dtype = shape.attr("dtype");
@@ -60,10 +78,10 @@ Shape ParseShape(py::handle shape) {
                    : py::module_::import("torch_xla._dtypes")
                          .attr("to_code")(dtype)
                          .cast<int>();
-    return Shape(static_cast<DType>(code),
-                 shape.attr("dims").cast<std::vector<int64_t>>());
+    return CheckedShape(ToDType(code),
+                        shape.attr("dims").cast<std::vector<int64_t>>());
   }
-  return Shape(DType::kF32, shape.cast<std::vector<int64_t>>());
+  return CheckedShape(DType::kF32, shape.cast<std::vector<int64_t>>());
 }
 
 // A new tensor over existing data, on the data's device: no transfer.

@@ -32,6 +32,14 @@ DType ToDType(int code) {
   return static_cast<DType>(code);
 }
 
+OpKind ToOpKind(int kind) {
+  if (kind < 0 || kind >= kNumOpKinds) {
+    throw std::invalid_argument("unknown op kind " + std::to_string(kind) +
+                                "; get kinds by name with _XLAC._op_kind");
+  }
+  return static_cast<OpKind>(kind);
+}
+
 XlaTensorPtr ToXlaTensor(py::handle object) {
   if (py::isinstance<XlaTensor>(object)) {
     return py::cast<XlaTensorPtr>(object);
@@ -141,7 +149,7 @@ void InitTensorBindings(py::module_& m) {
       "_op",
       [](int kind, const py::list& operands, const py::object& attrs,
          int device) {
-        NodePtr node = BuildNode(static_cast<OpKind>(kind), operands, attrs);
+        NodePtr node = BuildNode(ToOpKind(kind), operands, attrs);
         return XlaTensor::FromIr(Value(node, 0), DeviceOf(operands, device));
       },
       py::arg("kind"), py::arg("operands"), py::arg("attrs") = py::none(),
@@ -151,7 +159,7 @@ void InitTensorBindings(py::module_& m) {
       "_op_multi",
       [](int kind, const py::list& operands, const py::object& attrs,
          int device) {
-        NodePtr node = BuildNode(static_cast<OpKind>(kind), operands, attrs);
+        NodePtr node = BuildNode(ToOpKind(kind), operands, attrs);
         int target = DeviceOf(operands, device);
         std::vector<XlaTensorPtr> out;
         for (size_t i = 0; i < node->num_outputs(); ++i) {

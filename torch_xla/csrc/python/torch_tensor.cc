@@ -99,7 +99,18 @@ py::object WrapTensor(XlaTensorPtr handle, ViewInfoPtr view) {
   py::list dims = IntList(shape.dims);
   PyObject* dtype =
       PyTuple_GET_ITEM(api.dtypes.ptr(), static_cast<int>(shape.dtype));
-  PyObject* device = PyList_GET_ITEM(api.devices.ptr(), handle->device());
+  // _DEVICES caches the common ordinals; any other is made here (a client
+  // may have more devices than the cache holds).
+  py::object device_object;
+  PyObject* device;
+  if (handle->device() >= 0 &&
+      handle->device() < PyList_GET_SIZE(api.devices.ptr())) {
+    device = PyList_GET_ITEM(api.devices.ptr(), handle->device());
+  } else {
+    device_object = py::module_::import("torch").attr("device")(
+        "xla", handle->device());
+    device = device_object.ptr();
+  }
   py::object result;
   if (strided) {
     py::list strides = IntList(view->strides);
