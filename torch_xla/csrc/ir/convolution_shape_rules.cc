@@ -125,16 +125,8 @@ absl::StatusOr<Shapes> ConvolutionShape(const ShapeRuleArgs& args) {
         ", and lhs ", lhs.ToString(), " batch (", batch,
         ") by batch_groups"));
   }
-  DType dtype = lhs.dtype;
-  if (preferred != nullptr) {
-    if (IsFloating(*preferred) != IsFloating(lhs.dtype) ||
-        *preferred == DType::kBool) {
-      return args.Error(absl::StrCat(
-          "preferred element type ", DTypeName(*preferred),
-          " must be of the operands' kind (", DTypeName(lhs.dtype), ")"));
-    }
-    dtype = *preferred;
-  }
+  TXLA_ASSIGN_OR_RETURN(DType dtype,
+                        ContractionDType(args, lhs.dtype, preferred));
   Shape result(dtype, Dims(rank, 0));
   result.dims[od[0]] = batch / bg;
   result.dims[od[1]] = kernel_out;

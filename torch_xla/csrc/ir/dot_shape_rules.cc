@@ -78,16 +78,8 @@ absl::StatusOr<Shapes> DotGeneralShape(const ShapeRuleArgs& args) {
   TXLA_RETURN_IF_ERROR(
       CheckPairedSizes(args, "contracting", lhs_contract, rhs_contract));
 
-  DType dtype = lhs.dtype;
-  if (preferred != nullptr) {
-    if (IsFloating(*preferred) != IsFloating(lhs.dtype) ||
-        *preferred == DType::kBool) {
-      return args.Error(absl::StrCat(
-          "preferred element type ", DTypeName(*preferred),
-          " must be of the operands' kind (", DTypeName(lhs.dtype), ")"));
-    }
-    dtype = *preferred;
-  }
+  TXLA_ASSIGN_OR_RETURN(DType dtype,
+                        ContractionDType(args, lhs.dtype, preferred));
   Shape result(dtype, {});
   result.dims.reserve(lhs.dims.size() + rhs.dims.size() - lhs_all.size() -
                       rhs_batch.size() - rhs_contract.size() +

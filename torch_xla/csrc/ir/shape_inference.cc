@@ -90,6 +90,19 @@ absl::Status CheckDimIndices(const ShapeRuleArgs& args, absl::string_view what,
   return absl::OkStatus();
 }
 
+absl::StatusOr<DType> ContractionDType(const ShapeRuleArgs& args,
+                                       DType operands,
+                                       const DType* preferred) {
+  if (preferred == nullptr) return operands;
+  if (IsFloating(*preferred) != IsFloating(operands) ||
+      *preferred == DType::kBool) {
+    return args.Error(absl::StrCat(
+        "preferred element type ", DTypeName(*preferred),
+        " must be of the operands' kind (", DTypeName(operands), ")"));
+  }
+  return *preferred;
+}
+
 absl::Status CheckDimSizes(const ShapeRuleArgs& args, absl::string_view what,
                            absl::Span<const int64_t> dims) {
   for (int64_t d : dims) {

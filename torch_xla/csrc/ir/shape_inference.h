@@ -159,6 +159,12 @@ absl::Status CheckDimIndices(const ShapeRuleArgs& args, absl::string_view what,
 // Sizes >= 0.
 absl::Status CheckDimSizes(const ShapeRuleArgs& args, absl::string_view what,
                            absl::Span<const int64_t> dims);
+// The element type of a contraction (dot_general, convolution): the optional
+// preferred "dtype" (e.g. f32 for bf16 operands), which must be of the
+// operands' kind, else the operands' own.
+absl::StatusOr<DType> ContractionDType(const ShapeRuleArgs& args,
+                                       DType operands,
+                                       const DType* preferred);
 
 }  // namespace torch_xla
 

@@ -35,17 +35,6 @@ Dims LayoutOr(const Node& node, absl::string_view name, int64_t rank,
   return dims;
 }
 
-// Appends "field = array<i64: ..>" unless absent or all `trivial`.
-void AddArray(const Node& node, absl::string_view attr, absl::string_view field,
-              int64_t trivial, std::vector<std::string>* fields) {
-  const Dims* values = node.attrs().FindAs<Dims>(attr);
-  if (values == nullptr) return;
-  bool all_trivial = true;
-  for (int64_t v : *values) all_trivial &= v == trivial;
-  if (all_trivial) return;
-  fields->push_back(absl::StrCat(field, " = ", I64Array(*values)));
-}
-
 // "padding = dense<[[lo, hi], ...]> : tensor<Sx2xi64>" unless all zero.
 void AddPadding(const Node& node, int64_t spatial,
                 std::vector<std::string>* fields) {
@@ -75,15 +64,18 @@ absl::Status LowerConvolution(const Node& node, MlirEmitter& e) {
       Layout(LayoutOr(node, "rhs_dims", rank, true), 'i', 'o'), "->",
       Layout(LayoutOr(node, "out_dims", rank, false), 'b', 'f'), ">"));
   f.push_back(absl::StrCat("feature_group_count = ", fg ? *fg : 1, " : i64"));
-  AddArray(node, "lhs_dilation", "lhs_dilation", 1, &f);
+  AppendI64ArrayField("lhs_dilation",
+                      node.attrs().FindAs<Dims>("lhs_dilation"), 1, &f);
   AddPadding(node, rank - 2, &f);
   if (const auto* precision = node.attrs().FindAs<std::string>("precision")) {
     f.push_back(absl::StrCat("precision_config = [#stablehlo<precision ",
                              *precision, ">, #stablehlo<precision ",
                              *precision, ">]"));
   }
-  AddArray(node, "rhs_dilation", "rhs_dilation", 1, &f);
-  AddArray(node, "strides", "window_strides", 1, &f);
+  AppendI64ArrayField("rhs_dilation",
+                      node.attrs().FindAs<Dims>("rhs_dilation"), 1, &f);
+  AppendI64ArrayField("window_strides",
+                      node.attrs().FindAs<Dims>("strides"), 1, &f);
   e.EmitNodeOp(node, "stablehlo.convolution",
                absl::StrCat("{", absl::StrJoin(f, ", "), "}"));
   return absl::OkStatus();

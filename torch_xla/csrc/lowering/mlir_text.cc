@@ -32,6 +32,18 @@ std::string I64Array(absl::Span<const int64_t> values) {
   return absl::StrCat("array<i64: ", absl::StrJoin(values, ", "), ">");
 }
 
+void AppendI64ArrayField(absl::string_view field,
+                         const std::vector<int64_t>* values, int64_t trivial,
+                         std::vector<std::string>* fields) {
+  if (values == nullptr) return;
+  for (int64_t v : *values) {
+    if (v != trivial) {
+      fields->push_back(absl::StrCat(field, " = ", I64Array(*values)));
+      return;
+    }
+  }
+}
+
 std::string I64List(absl::Span<const int64_t> values) {
   return absl::StrCat("[", absl::StrJoin(values, ", "), "]");
 }

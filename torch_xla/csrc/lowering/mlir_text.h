@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -17,6 +18,11 @@ namespace torch_xla {
 
 // "array<i64: 1, 0>" (DenseI64ArrayAttr; "array<i64>" when empty).
 std::string I64Array(absl::Span<const int64_t> values);
+// Appends "field = array<i64: ..>" to `fields` unless `values` is null or
+// every value equals `trivial` (an attribute left at its default).
+void AppendI64ArrayField(absl::string_view field,
+                         const std::vector<int64_t>* values, int64_t trivial,
+                         std::vector<std::string>* fields);
 // "[1, 0]" (the lists inside #stablehlo.dot / gather / scatter).
 std::string I64List(absl::Span<const int64_t> values);
 

@@ -42,21 +42,11 @@ AttrValue InitValue(absl::string_view kind, DType dtype) {
   return Extreme(dtype, /*largest=*/kind == "min");
 }
 
-void AddArray(const Node& node, absl::string_view attr, absl::string_view field,
-              int64_t trivial, std::vector<std::string>* fields) {
-  const Dims* values = node.attrs().FindAs<Dims>(attr);
-  if (values == nullptr) return;
-  bool all_trivial = true;
-  for (int64_t v : *values) all_trivial &= v == trivial;
-  if (!all_trivial) {
-    fields->push_back(absl::StrCat(field, " = ", I64Array(*values)));
-  }
-}
-
 std::string WindowAttrs(const Node& node) {
   const Dims& window = *node.attrs().FindAs<Dims>("window");
   std::vector<std::string> f;
-  AddArray(node, "base_dilation", "base_dilations", 1, &f);
+  AppendI64ArrayField("base_dilations",
+                      node.attrs().FindAs<Dims>("base_dilation"), 1, &f);
   const Dims* lo = node.attrs().FindAs<Dims>("pad_lo");
   const Dims* hi = node.attrs().FindAs<Dims>("pad_hi");
   std::vector<std::string> pairs;
@@ -71,8 +61,10 @@ std::string WindowAttrs(const Node& node) {
                              "]> : tensor<", window.size(), "x2xi64>"));
   }
   f.push_back(absl::StrCat("window_dimensions = ", I64Array(window)));
-  AddArray(node, "win_dilation", "window_dilations", 1, &f);
-  AddArray(node, "strides", "window_strides", 1, &f);
+  AppendI64ArrayField("window_dilations",
+                      node.attrs().FindAs<Dims>("win_dilation"), 1, &f);
+  AppendI64ArrayField("window_strides",
+                      node.attrs().FindAs<Dims>("strides"), 1, &f);
   return absl::StrCat("{", absl::StrJoin(f, ", "), "}");
 }
 

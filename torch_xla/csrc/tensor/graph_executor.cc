@@ -40,12 +40,14 @@ std::mutex& SyncMutex() {
   return *mu;
 }
 
-// LRU cache of compiled graphs by (graph hash, donation pattern, device).
-class CompileCache {
+// A thread-safe LRU map from string keys to shared pointers; Find returns
+// null for a missing key.
+template <typename T>
+class LruCache {
  public:
-  static constexpr size_t kCapacity = 1024;
+  explicit LruCache(size_t capacity) : capacity_(capacity) {}
 
-  ExecutablePtr Find(const std::string& key) {
+  std::shared_ptr<T> Find(const std::string& key) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = index_.find(key);
     if (it == index_.end()) return nullptr;
@@ -53,15 +55,24 @@ class CompileCache {
     return it->second->second;
   }
 
-  void Insert(const std::string& key, ExecutablePtr executable) {
+  // Keeps an existing entry for `key`.
+  void Insert(const std::string& key, std::shared_ptr<T> value) {
     std::lock_guard<std::mutex> lock(mu_);
     if (index_.count(key)) return;
-    order_.emplace_front(key, std::move(executable));
+    order_.emplace_front(key, std::move(value));
     index_[key] = order_.begin();
-    if (order_.size() > kCapacity) {
+    if (order_.size() > capacity_) {
       index_.erase(order_.back().first);
       order_.pop_back();
     }
+  }
+
+  void Erase(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = index_.find(key);
+    if (it == index_.end()) return;
+    order_.erase(it->second);
+    index_.erase(it);
   }
 
   int64_t size() {
@@ -76,14 +87,16 @@ class CompileCache {
   }
 
  private:
-  using Entry = std::pair<std::string, ExecutablePtr>;
+  using Entry = std::pair<std::string, std::shared_ptr<T>>;
+  const size_t capacity_;
   std::mutex mu_;
   std::list<Entry> order_;
-  std::unordered_map<std::string, std::list<Entry>::iterator> index_;
+  std::unordered_map<std::string, typename std::list<Entry>::iterator> index_;
 };
 
-CompileCache& GetCompileCache() {
-  static auto* cache = new CompileCache();
+// Compiled graphs by (graph hash, donation pattern, device).
+LruCache<runtime::Executable>& GetCompileCache() {
+  static auto* cache = new LruCache<runtime::Executable>(1024);
   return *cache;
 }
 
@@ -159,47 +172,21 @@ LoweringContext::ScalarPacking PackScalars(
 // Device copies of small host values (the packed scalars), by content and
 // device: a step whose scalars did not change uploads nothing. Buffers that
 // an execution may take over (aliased parameters) never come from here.
-class UploadCache {
- public:
-  static constexpr size_t kCapacity = 256;
-  static constexpr int64_t kMaxBytes = 64 << 10;
+constexpr int64_t kMaxCachedUploadBytes = 64 << 10;
 
-  absl::StatusOr<BufferPtr> Get(Client* client, const HostData& host,
-                                int device) {
-    std::string key = absl::StrCat(device, ":", host.shape().ToString(), ":");
-    key.append(host.bytes().begin(), host.bytes().end());
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = index_.find(key);
-    if (it != index_.end() && !it->second->second->IsDeleted()) {
-      order_.splice(order_.begin(), order_, it->second);
-      return it->second->second;
-    }
-    if (it != index_.end()) {
-      order_.erase(it->second);
-      index_.erase(it);
-    }
-    absl::StatusOr<BufferPtr> buffer =
-        client->TransferToDevice(host.bytes().data(), host.shape(), device);
-    if (!buffer.ok()) return buffer.status();
-    order_.emplace_front(key, *buffer);
-    index_[key] = order_.begin();
-    if (order_.size() > kCapacity) {
-      index_.erase(order_.back().first);
-      order_.pop_back();
-    }
-    return buffer;
-  }
-
- private:
-  using Entry = std::pair<std::string, BufferPtr>;
-  std::mutex mu_;
-  std::list<Entry> order_;
-  std::unordered_map<std::string, std::list<Entry>::iterator> index_;
-};
-
-UploadCache& GetUploadCache() {
-  static auto* cache = new UploadCache();
-  return *cache;
+absl::StatusOr<BufferPtr> UploadSmallHostValue(Client* client,
+                                               const HostData& host,
+                                               int device) {
+  static auto* cache = new LruCache<runtime::Buffer>(256);
+  std::string key = absl::StrCat(device, ":", host.shape().ToString(), ":");
+  key.append(host.bytes().begin(), host.bytes().end());
+  BufferPtr cached = cache->Find(key);
+  if (cached != nullptr && !cached->IsDeleted()) return cached;
+  if (cached != nullptr) cache->Erase(key);
+  absl::StatusOr<BufferPtr> buffer =
+      client->TransferToDevice(host.bytes().data(), host.shape(), device);
+  if (buffer.ok()) cache->Insert(key, *buffer);
+  return buffer;
 }
 
 // Decides which parameters donate their buffers. An in-place update keeps
@@ -294,11 +281,11 @@ absl::StatusOr<std::vector<BufferPtr>> GatherArguments(
         // Scalars and host values travel now, when the graph runs; small
         // ones only when their value is new.
         auto* host = static_cast<const HostData*>(data.get());
-        if (!host->is_fill() && host->shape().byte_size() <=
-                                    UploadCache::kMaxBytes &&
+        if (!host->is_fill() &&
+            host->shape().byte_size() <= kMaxCachedUploadBytes &&
             !taken_over.count(static_cast<int64_t>(p))) {
           absl::StatusOr<BufferPtr> buffer =
-              GetUploadCache().Get(client, *host, device);
+              UploadSmallHostValue(client, *host, device);
           if (!buffer.ok()) return buffer.status();
           arguments.push_back(*std::move(buffer));
           break;
