@@ -10,7 +10,9 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <map>
 #include <numeric>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -873,9 +875,16 @@ const std::unordered_map<std::string, FastRule>& RulesByName() {
   return *rules;
 }
 
+// An installed rule, and how many calls it handled (it declined the rest).
+struct InstalledRule {
+  FastRule rule;
+  std::string name;
+  int64_t hits = 0;
+};
+
 // OpOverload object -> rule; the objects are kept alive by the table.
-std::unordered_map<PyObject*, FastRule>& RulesByOverload() {
-  static auto* rules = new std::unordered_map<PyObject*, FastRule>();
+std::unordered_map<PyObject*, InstalledRule>& RulesByOverload() {
+  static auto* rules = new std::unordered_map<PyObject*, InstalledRule>();
   return *rules;
 }
 
@@ -891,6 +900,17 @@ void InitFastRuleBindings(py::module_& m) {
       },
       "Qualified overload names (aten::add.Tensor) with a C++ fast rule.");
   m.def(
+      "_fast_rule_hits",
+      [] {
+        std::map<std::string, int64_t> hits;
+        for (const auto& [overload, installed] : RulesByOverload()) {
+          hits[installed.name] += installed.hits;
+        }
+        return hits;
+      },
+      "{qualified name: calls its installed fast rule handled} (calls it "
+      "declined went to the Python rule and are not counted).");
+  m.def(
       "_install_fast_rules",
       [](const py::dict& overloads, py::object python_dispatch) {
         for (auto [name, overload] : overloads) {
@@ -899,7 +919,8 @@ void InitFastRuleBindings(py::module_& m) {
             throw py::key_error("no fast rule for " +
                                 py::cast<std::string>(name));
           }
-          RulesByOverload()[overload.inc_ref().ptr()] = it->second;
+          RulesByOverload()[overload.inc_ref().ptr()] =
+              InstalledRule{it->second, it->first};
         }
         static py::object* fallback = new py::object();
         *fallback = std::move(python_dispatch);
@@ -918,9 +939,12 @@ void InitFastRuleBindings(py::module_& m) {
                 auto it = RulesByOverload().find(func.ptr());
                 if (it != RulesByOverload().end()) {
                   py::object result =
-                      it->second(&PyTuple_GET_ITEM(args.ptr(), 0),
-                                 PyTuple_GET_SIZE(args.ptr()), keywords);
-                  if (result) return result;
+                      it->second.rule(&PyTuple_GET_ITEM(args.ptr(), 0),
+                                      PyTuple_GET_SIZE(args.ptr()), keywords);
+                  if (result) {
+                    ++it->second.hits;
+                    return result;
+                  }
                 }
               }
               return (*fallback)(func, args, kwargs);
