@@ -20,6 +20,7 @@ absl::Status LoweringContext::Build(absl::Span<const Value> results) {
   parameters_.clear();
   param_index_.clear();
   packed_.clear();
+  vector_params_.clear();
   aliases_.clear();
   donors_.clear();
   param_sharding_.clear();
@@ -34,9 +35,7 @@ absl::Status LoweringContext::Build(absl::Span<const Value> results) {
     }
   }
   order_ = ComputePostOrder(results_);
-  // Scalars by dtype, and for each packed leaf its dtype and element.
-  std::map<DType, std::vector<DataPtr>> scalars;
-  std::vector<std::pair<int64_t, DType>> packed_leaves;  // (data id, dtype)
+  std::map<DType, std::vector<DataPtr>> scalars;  // to pack, by dtype
   HashBuilder packed_hash;
   int64_t leaf_ordinal = 0;
   for (const Node* node : order_.nodes) {
@@ -56,14 +55,12 @@ absl::Status LoweringContext::Build(absl::Span<const Value> results) {
     } else {
       const DType dtype = scalar->shape().dtype;
       std::vector<DataPtr>& of_dtype = scalars[dtype];
-      packed_[data->id()] = {-1, static_cast<int64_t>(of_dtype.size())};
-      packed_leaves.emplace_back(data->id(), dtype);
+      packed_[data->id()] = {dtype, static_cast<int64_t>(of_dtype.size())};
       of_dtype.push_back(std::move(scalar));
       packed_hash.Add(leaf_ordinal);  // which leaves are packed: the module
     }
     ++leaf_ordinal;
   }
-  std::map<DType, int64_t> vector_param;
   for (const auto& [dtype, elements] : scalars) {
     DataPtr vector = packing_.pack(dtype, elements);
     if (vector == nullptr ||
@@ -72,11 +69,8 @@ absl::Status LoweringContext::Build(absl::Span<const Value> results) {
       return absl::InternalError(
           "LoweringContext::Build: packing scalars gave no vector of them");
     }
-    vector_param[dtype] = static_cast<int64_t>(parameters_.size());
+    vector_params_[dtype] = static_cast<int64_t>(parameters_.size());
     parameters_.push_back(std::move(vector));
-  }
-  for (const auto& [id, dtype] : packed_leaves) {
-    packed_[id].first = vector_param[dtype];
   }
   graph_hash_ = GraphHash(order_, results_);
   if (!packed_.empty()) {  // a different module: a different key
@@ -244,7 +238,8 @@ absl::StatusOr<std::string> LoweringContext::HloText() const {
     }
     // Element k of the vector, reshaped to a scalar and broadcast to the
     // leaf's shape (a fill).
-    const auto [p, k] = packed->second;
+    const auto [dtype, k] = packed->second;
+    const int64_t p = vector_params_.at(dtype);
     const Shape& vector = parameters_[p]->shape();
     const Shape one(vector.dtype, {1}), scalar(vector.dtype, {});
     TXLA_ASSIGN_OR_RETURN(

@@ -89,8 +89,10 @@ class LoweringContext {
   std::vector<DataPtr> parameters_;
   absl::flat_hash_map<int64_t, int64_t> param_index_;  // data id -> index
   ScalarPacking packing_;
-  // A packed leaf's data id -> (its vector parameter, element index).
-  absl::flat_hash_map<int64_t, std::pair<int64_t, int64_t>> packed_;
+  // A packed leaf's data id -> (its dtype, element index), and the vector
+  // parameter of each dtype.
+  absl::flat_hash_map<int64_t, std::pair<DType, int64_t>> packed_;
+  std::map<DType, int64_t> vector_params_;
   uint64_t graph_hash_ = 0;
   std::map<int64_t, int64_t> aliases_;  // param -> result
   std::set<int64_t> donors_;

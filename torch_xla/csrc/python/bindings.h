@@ -31,11 +31,6 @@ DType ToDType(int code);
 // unknown one.
 OpKind ToOpKind(int kind);
 
-// A Python number as its scalar parameter of `dtype`, as `_XLAC._scalar` and
-// the elementwise paths make them (python/scalar_leaves.h: shared only with
-// equal numbers from the same site).
-Value ScalarValue(pybind11::handle number, DType dtype, int device);
-
 // Elementwise operands (tensors, Python numbers, cpu 0-dim tensors) as
 // values of `dtype` broadcast to one shape; `device` is the tensors' device.
 std::vector<Value> ResolveOperands(const pybind11::sequence& objects,

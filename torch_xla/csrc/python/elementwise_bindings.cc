@@ -3,11 +3,7 @@
 // C++ call instead of several Python-level IR calls.
 
 #include <cstdint>
-#include <cstring>
-#include <map>
-#include <mutex>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -100,10 +96,6 @@ std::vector<Value> ResolveOperands(const py::sequence& objects, DType dtype,
     }
   }
   return values;
-}
-
-Value ScalarValue(py::handle number, DType dtype, int /*device*/) {
-  return ScalarLeafAtSite(number, dtype);
 }
 
 void InitElementwiseBindings(py::module_& m) {

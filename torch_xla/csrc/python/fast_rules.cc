@@ -22,6 +22,7 @@
 #include "torch_xla/csrc/ir/builder.h"
 #include "torch_xla/csrc/python/bindings.h"
 #include "torch_xla/csrc/python/ir_values.h"
+#include "torch_xla/csrc/python/scalar_leaves.h"
 #include "torch_xla/csrc/python/status_conversion.h"
 #include "torch_xla/csrc/python/torch_tensor.h"
 #include "torch_xla/csrc/python/view_info.h"
@@ -680,7 +681,7 @@ py::object MaskedFill(PyObject* const* args, Py_ssize_t nargs) {
   const Shape& shape = x.handle->shape();
   if (PyFloat_CheckExact(args[2]) && !IsFloat(shape.dtype)) return {};
   if (BroadcastShape({&shape, &mask.handle->shape()}) != shape.dims) return {};
-  Value fill = ScalarValue(args[2], shape.dtype, x.handle->device());
+  Value fill = ScalarLeafAtSite(args[2], shape.dtype);
   Value m = BroadcastTo(CurrentValue(mask), shape.dims);
   return WrapValue(
       Value(ValueOrThrow(MakeNode(
@@ -730,7 +731,7 @@ py::object SliceBackward(PyObject* const* args, Py_ssize_t nargs) {
 // A Python number as the scalar parameter of `dtype` on `like`'s device
 // (what the Python rules' `_common.scalar` gives), broadcast to its shape.
 Value NumberAs(PyObject* number, DType dtype, const TorchTensor& like) {
-  return BroadcastTo(ScalarValue(number, dtype, like.handle->device()),
+  return BroadcastTo(ScalarLeafAtSite(number, dtype),
                      like.handle->shape().dims);
 }
 

@@ -20,14 +20,15 @@ constexpr size_t kCapacity = 4096;
 
 // Whether a code object belongs to torch_xla (our rules, registry and tensor
 // subclass): scalars they make are attributed to the user code calling them.
-// Holds a reference to each code object, so an address is never reused while
-// it is a key.
+// Holds a reference to each code object it has seen, so that an address
+// used in a ScalarLeaves key is never reused while the key exists.
 class OwnCode {
  public:
+  size_t size() const { return known_.size(); }
+
   bool Contains(PyCodeObject* code) {
     auto it = known_.find(code);
     if (it != known_.end()) return it->second;
-    if (known_.size() >= kCapacity) Clear();
     bool ours = false;
     if (PyObject* file = code->co_filename; file && PyUnicode_Check(file)) {
       const char* path = PyUnicode_AsUTF8(file);
@@ -80,15 +81,16 @@ class ScalarLeaves {
       const double value = number.cast<double>();
       std::memcpy(&bits, &value, sizeof(bits));
     }
+    if (leaves_.size() >= kCapacity || own_.size() >= kCapacity) {
+      // Together: the code objects own_ keeps alive key the leaves.
+      leaves_.clear();
+      broadcasts_.clear();
+      own_.Clear();
+    }
     const auto [code, lasti] = CurrentSite(own_);
     Key key{code, lasti, is_int, bits, static_cast<int>(dtype)};
     auto it = leaves_.find(key);
     if (it != leaves_.end()) return Value(it->second);
-    if (leaves_.size() >= kCapacity) {
-      leaves_.clear();
-      broadcasts_.clear();
-      own_.Clear();  // after leaves_: its code objects key nothing now
-    }
     DataPtr data = is_int ? MakeHostScalarInt(bits, dtype)
                           : MakeHostScalar(number.cast<double>(), dtype);
     NodePtr leaf = MakeDataNode(std::move(data));
