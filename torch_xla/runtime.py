@@ -4,8 +4,6 @@ import os
 
 from torch_xla import _XLAC
 
-_spmd_enabled = os.environ.get("XLA_USE_SPMD", "0") == "1"
-
 
 def device_type() -> str:
   """The PJRT device type in use: 'CPU', 'CUDA' or 'TPU'."""
@@ -14,6 +12,12 @@ def device_type() -> str:
 
 def global_runtime_device_count() -> int:
   """Number of devices of the runtime (all processes; one process here)."""
+  return len(_XLAC._runtime.devices())
+
+
+def addressable_runtime_device_count() -> int:
+  """Number of runtime devices this process drives (under SPMD they all back
+  the one virtual device)."""
   return len(_XLAC._runtime.devices())
 
 
@@ -33,10 +37,11 @@ def plugin_api_version() -> str:
 
 
 def use_spmd() -> None:
-  """Switches to SPMD mode (same as XLA_USE_SPMD=1)."""
-  global _spmd_enabled
-  _spmd_enabled = True
+  """Switches to SPMD mode (same as XLA_USE_SPMD=1): every tensor lives on
+  the virtual device xla:0, backed by all devices (CPU_NUM_DEVICES on CPU).
+  Call it before moving tensors to XLA."""
+  _XLAC._xla_use_spmd()
 
 
 def is_spmd() -> bool:
-  return _spmd_enabled
+  return _XLAC._xla_is_spmd()

@@ -1,5 +1,6 @@
 // Shape rules: while (carried values; cond and body sub-graphs) and
-// optimization_barrier (multi-result pass-through).
+// optimization_barrier (multi-result pass-through), and sharding (an SPMD
+// annotation).
 
 #include "absl/strings/str_cat.h"
 #include "torch_xla/csrc/ir/shape_inference.h"
@@ -77,12 +78,26 @@ absl::StatusOr<Shapes> OptimizationBarrierShape(const ShapeRuleArgs& args) {
   return shapes;
 }
 
+// An annotation: the value unchanged, with the HLO sharding text that the
+// SPMD partitioner must give it.
+absl::StatusOr<Shapes> ShardingShape(const ShapeRuleArgs& args) {
+  TXLA_RETURN_IF_ERROR(args.ExpectNumOperands(1));
+  TXLA_ASSIGN_OR_RETURN(const std::string* sharding,
+                        args.Get<std::string>("sharding"));
+  if (sharding->empty() || sharding->front() != '{') {
+    return args.Error("needs a string attribute \"sharding\" in HLO sharding "
+                      "text, e.g. \"{devices=[2,1]0,1}\"");
+  }
+  return Shapes{args.shape(0)};
+}
+
 }  // namespace
 
 absl::Status RegisterControlShapeRules(ShapeRuleTable* table) {
   TXLA_RETURN_IF_ERROR(table->Register(OpKind::kWhile, &WhileShape));
   TXLA_RETURN_IF_ERROR(table->Register(OpKind::kOptimizationBarrier,
                                        &OptimizationBarrierShape));
+  TXLA_RETURN_IF_ERROR(table->Register(OpKind::kSharding, &ShardingShape));
   return absl::OkStatus();
 }
 

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "torch_xla/csrc/ir/shape.h"
+#include "torch_xla/csrc/ir/sharding.h"
 
 namespace torch_xla {
 
@@ -36,11 +37,18 @@ class Data {
   int64_t owner_alias_id() const { return owner_alias_id_; }
   void set_owner_alias_id(int64_t id) { owner_alias_id_ = id; }
 
+  // How the value is split over the devices of an SPMD program: device data
+  // with one buffer per device, or a placeholder declared sharded. Null:
+  // not sharded (one device, or host data not yet placed).
+  const ShardingPtr& sharding() const { return sharding_; }
+  void set_sharding(ShardingPtr sharding) { sharding_ = std::move(sharding); }
+
  private:
   const int64_t id_;
   const Shape shape_;
   const DataKind kind_;
   int64_t owner_alias_id_ = -1;
+  ShardingPtr sharding_;
 };
 
 using DataPtr = std::shared_ptr<Data>;

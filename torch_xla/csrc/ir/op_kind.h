@@ -91,7 +91,9 @@ namespace torch_xla {
   X(kRngBitGenerator, "rng_bit_generator")                   \
   /* Control flow and scheduling. */                         \
   X(kWhile, "while")                                         \
-  X(kOptimizationBarrier, "optimization_barrier")
+  X(kOptimizationBarrier, "optimization_barrier")           \
+  /* SPMD: how a value is split over devices (attr "sharding"). */ \
+  X(kSharding, "sharding")
 
 enum class OpKind : uint16_t {
 #define TORCH_XLA_OP_KIND_ENUM(e, name) e,

@@ -1,6 +1,8 @@
 // Lowerings: while (cond and body sub-graphs become the op's two regions,
-// their parameters the block arguments) and optimization_barrier.
+// their parameters the block arguments), optimization_barrier and the SPMD
+// sharding annotation.
 
+#include "absl/strings/str_cat.h"
 #include "torch_xla/csrc/ir/status_macros.h"
 #include "torch_xla/csrc/ir/subgraph.h"
 #include "torch_xla/csrc/lowering/emitter.h"
@@ -30,12 +32,25 @@ absl::Status LowerOptimizationBarrier(const Node& node, MlirEmitter& e) {
   return absl::OkStatus();
 }
 
+// XLA's sharding annotation: a custom call the partitioner consumes.
+absl::Status LowerSharding(const Node& node, MlirEmitter& e) {
+  const std::string* sharding = node.attrs().FindAs<std::string>("sharding");
+  if (sharding == nullptr) {
+    return absl::InvalidArgumentError("sharding: missing \"sharding\" attr");
+  }
+  e.EmitNodeOp(node, "stablehlo.custom_call",
+               absl::StrCat("{call_target_name = \"Sharding\", "
+                            "mhlo.sharding = \"", *sharding, "\"}"));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status RegisterControlLowerings(LowerRuleTable* table) {
   TXLA_RETURN_IF_ERROR(table->Register(OpKind::kWhile, &LowerWhile));
   TXLA_RETURN_IF_ERROR(table->Register(OpKind::kOptimizationBarrier,
                                        &LowerOptimizationBarrier));
+  TXLA_RETURN_IF_ERROR(table->Register(OpKind::kSharding, &LowerSharding));
   return absl::OkStatus();
 }
 

@@ -78,6 +78,13 @@ absl::Status LoweringContext::Build(absl::Span<const Value> results) {
     h.Add(packed_hash.value());
     graph_hash_ = h.value();
   }
+  // Sharded data (and placeholders declared sharded) tell the partitioner
+  // how they arrive.
+  for (size_t p = 0; p < parameters_.size(); ++p) {
+    if (parameters_[p]->sharding() != nullptr) {
+      param_sharding_[p] = parameters_[p]->sharding()->ToString();
+    }
+  }
   built_ = true;
   return absl::OkStatus();
 }

@@ -47,7 +47,8 @@ class LoweringContext {
 
   // Walks the graph, collects parameters and computes the graph hash; no
   // text yet. Fails on parameter nodes outside sub-graphs. Resets any
-  // earlier Build, aliases, donors and shardings.
+  // earlier Build, aliases, donors and shardings; parameters whose data is
+  // sharded get that sharding.
   absl::Status Build(absl::Span<const Value> results);
 
   const std::vector<Value>& results() const { return results_; }

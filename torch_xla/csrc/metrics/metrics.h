@@ -78,7 +78,9 @@ class ScopedTimer {
  public:
   explicit ScopedTimer(Metric* metric)
       : metric_(metric), start_(std::chrono::steady_clock::now()) {}
+  // A null metric times nothing.
   ~ScopedTimer() {
+    if (metric_ == nullptr) return;
     metric_->Add(std::chrono::duration<double, std::nano>(
                      std::chrono::steady_clock::now() - start_)
                      .count());

@@ -20,6 +20,7 @@ void InitLoweringBindings(pybind11::module_& m);
 void InitViewBindings(pybind11::module_& m);
 void InitFastRuleBindings(pybind11::module_& m);
 void InitStagingBindings(pybind11::module_& m);
+void InitSpmdBindings(pybind11::module_& m);
 
 // A tensor argument: the C++ handle, or an object holding it in `_xt`.
 XlaTensorPtr ToXlaTensor(pybind11::handle object);

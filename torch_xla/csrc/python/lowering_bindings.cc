@@ -245,7 +245,15 @@ void InitLoweringBindings(py::module_& m) {
     }
     const DataPtr& data = t->data();
     absl::StrAppend(&info, "XLAData: ");
-    if (data != nullptr && data->kind() == DataKind::kDevice) {
+    if (data != nullptr && data->kind() == DataKind::kDevice &&
+        data->sharding() != nullptr) {
+      // SPMD data: one buffer per device.
+      const auto& sharded = static_cast<const DeviceData&>(*data);
+      absl::StrAppend(&info, "\n  XLAShardedData",
+                      "\n  Data Shape: ", data->shape().ToString(),
+                      "\n  OpSharding: ", data->sharding()->ToString(),
+                      "\n  NumShards: ", sharded.buffers().size(), "\n");
+    } else if (data != nullptr && data->kind() == DataKind::kDevice) {
       absl::StrAppend(&info, "\n  Data Shape: ", data->shape().ToString(),
                       "\n  Data Handle: ", data->id(), "\n");
     } else {
@@ -255,7 +263,12 @@ void InitLoweringBindings(py::module_& m) {
                     data != nullptr && data->kind() == DataKind::kHost
                         ? "with data"
                         : "None",
-                    "\n}\n");
+                    "\n");
+    if (ShardingPtr sharding = t->sharding(); sharding != nullptr &&
+        (data == nullptr || data->kind() != DataKind::kDevice)) {
+      absl::StrAppend(&info, "Sharding: ", sharding->ToString(), "\n");
+    }
+    absl::StrAppend(&info, "}\n");
     return info;
   });
 }

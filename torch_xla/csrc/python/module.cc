@@ -13,4 +13,5 @@ PYBIND11_MODULE(_XLAC, m) {
   torch_xla::python::InitViewBindings(m);
   torch_xla::python::InitFastRuleBindings(m);
   torch_xla::python::InitStagingBindings(m);
+  torch_xla::python::InitSpmdBindings(m);
 }

@@ -95,7 +95,28 @@ void InitRuntimeBindings(py::module_& m) {
 
   py::class_<Executable, ExecutablePtr>(rt, "Executable")
       .def_property_readonly("num_outputs", &Executable::num_outputs)
-      .def_property_readonly("alias_bytes", &Executable::alias_bytes);
+      .def_property_readonly("alias_bytes", &Executable::alias_bytes)
+      .def_property_readonly(
+          "output_shapes",
+          [](const Executable& e) {
+            std::vector<std::string> shapes;
+            for (const Shape& shape : e.output_shapes()) {
+              shapes.push_back(shape.ToString());
+            }
+            return shapes;
+          },
+          "Per-device output shapes (shards under SPMD).")
+      .def(
+          "optimized_program",
+          [](const Executable& e) {
+            runtime::Client::Program program;
+            {
+              py::gil_scoped_release release;
+              program = ValueOrThrow(GlobalClient()->OptimizedProgram(e));
+            }
+            return py::make_tuple(program.format, py::bytes(program.code));
+          },
+          "(format, bytes): the program XLA compiled, serialized.");
 
   rt.def(
       "transfer_to_device",

@@ -18,6 +18,7 @@
 #include "torch_xla/csrc/runtime/client.h"
 #include "torch_xla/csrc/tensor/device_data.h"
 #include "torch_xla/csrc/tensor/graph_executor.h"
+#include "torch_xla/csrc/tensor/spmd_tensors.h"
 #include "torch_xla/csrc/tensor/xla_tensor.h"
 
 namespace py = pybind11;
@@ -174,19 +175,14 @@ void InitTensorBindings(py::module_& m) {
       "_tensor_from_host",
       [](uintptr_t address, std::vector<int64_t> dims, int dtype, int device) {
         Shape shape(ToDType(dtype), std::move(dims));
-        runtime::Client* client = ValueOrThrow(runtime::Client::Global());
-        runtime::BufferPtr buffer;
-        {
-          py::gil_scoped_release release;
-          buffer = ValueOrThrow(client->TransferToDevice(
-              reinterpret_cast<const void*>(address), shape, device));
-        }
-        return XlaTensor::FromData(
-            std::make_shared<DeviceData>(shape, std::vector{buffer}), device);
+        py::gil_scoped_release release;
+        return ValueOrThrow(TensorFromHost(
+            reinterpret_cast<const void*>(address), std::move(shape), device));
       },
       py::arg("address"), py::arg("dims"), py::arg("dtype"),
       py::arg("device") = 0,
-      "Copies contiguous host memory (kept alive by the caller) to a device.");
+      "Copies contiguous host memory (kept alive by the caller) to a device "
+      "(under SPMD: keeps a host copy on the virtual device).");
   m.def(
       "_tensor_scalar",
       [](double value, int dtype, int device) {

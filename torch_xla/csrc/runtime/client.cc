@@ -314,6 +314,29 @@ absl::StatusOr<ExecutablePtr> Client::Compile(absl::string_view mlir_text,
   return result;
 }
 
+absl::StatusOr<Client::Program> Client::OptimizedProgram(
+    const Executable& executable) {
+  auto get = PJRT_ARGS(PJRT_LoadedExecutable_GetExecutable);
+  get.loaded_executable = executable.handle();
+  PJRT_RETURN_IF_ERROR(api_, PJRT_LoadedExecutable_GetExecutable, get);
+  OwnedExecutable owned(get.executable, ExecutableDeleter{api_});
+  static constexpr char kFormat[] = "hlo";
+  auto program = MakeArgs<PJRT_Program>(PJRT_Program_STRUCT_SIZE);
+  program.format = kFormat;
+  program.format_size = sizeof(kFormat) - 1;
+  auto args = PJRT_ARGS(PJRT_Executable_OptimizedProgram);
+  args.executable = owned.get();
+  args.program = &program;
+  // First call: the size; second: the bytes.
+  PJRT_RETURN_IF_ERROR(api_, PJRT_Executable_OptimizedProgram, args);
+  std::string code(program.code_size, '\0');
+  program.code = code.data();
+  PJRT_RETURN_IF_ERROR(api_, PJRT_Executable_OptimizedProgram, args);
+  code.resize(program.code_size);
+  return Program{ToString(program.format, program.format_size),
+                 std::move(code)};
+}
+
 absl::StatusOr<std::vector<std::vector<BufferPtr>>> Client::Execute(
     const Executable& executable,
     absl::Span<const std::vector<BufferPtr>> arguments,

@@ -176,6 +176,16 @@ class Client {
   absl::StatusOr<ExecutablePtr> Compile(absl::string_view mlir_text,
                                         const CompileSpec& spec);
 
+  // The compiled program as XLA optimized it, in the plugin's format: "hlo"
+  // (a serialized HloModuleProto) or "hlo_with_config" (an
+  // HloModuleProtoWithConfig around one). After SPMD partitioning it records
+  // the shardings the partitioner chose for the outputs.
+  struct Program {
+    std::string format;
+    std::string code;
+  };
+  absl::StatusOr<Program> OptimizedProgram(const Executable& executable);
+
   // Enqueues `executable` and returns at once. arguments[d] lists the d-th
   // device's inputs in parameter order; inputs whose index is in
   // `non_donatable` are kept even when the module marks them as donated.

@@ -30,6 +30,8 @@ constexpr int kBuildOptionsNumReplicas = 4;
 constexpr int kBuildOptionsNumPartitions = 5;
 constexpr int kBuildOptionsUseSpmdPartitioning = 6;
 constexpr int kBuildOptionsDeviceAssignment = 9;
+// repeated bool, one per output (a single entry applies to all of them).
+constexpr int kBuildOptionsShardingPropagationToOutput = 12;
 constexpr int kDeviceAssignmentReplicaCount = 1;
 constexpr int kDeviceAssignmentComputationCount = 2;
 constexpr int kDeviceAssignmentComputationDevices = 3;
@@ -59,6 +61,10 @@ std::string SerializeCompileOptions(const CompileSpec& spec) {
   PutVarintField(kBuildOptionsNumPartitions, spec.num_partitions, &build);
   if (spec.use_spmd_partitioning) {
     PutVarintField(kBuildOptionsUseSpmdPartitioning, 1, &build);
+  }
+  if (spec.propagate_sharding_to_outputs) {
+    PutMessageField(kBuildOptionsShardingPropagationToOutput,
+                    std::string(1, '\x01'), &build);  // packed [true]
   }
   if (!spec.device_ids.empty()) {
     PutMessageField(kBuildOptionsDeviceAssignment,

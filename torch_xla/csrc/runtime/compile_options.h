@@ -15,6 +15,9 @@ struct CompileSpec {
   int num_replicas = 1;
   int num_partitions = 1;
   bool use_spmd_partitioning = false;
+  // SPMD: outputs with no sharding in the program get the one the
+  // partitioner propagates to them (else they are replicated).
+  bool propagate_sharding_to_outputs = false;
   // Global device ids: one per partition (replica-major when replicas > 1).
   // Empty means "let the plugin choose" (device 0).
   std::vector<int> device_ids;

@@ -27,6 +27,12 @@ std::vector<uint8_t> BytesOf(T value) {
 DeviceData::DeviceData(Shape shape, std::vector<runtime::BufferPtr> buffers)
     : Data(std::move(shape), DataKind::kDevice), buffers_(std::move(buffers)) {}
 
+DeviceData::DeviceData(Shape shape, std::vector<runtime::BufferPtr> buffers,
+                       ShardingPtr sharding)
+    : DeviceData(std::move(shape), std::move(buffers)) {
+  set_sharding(std::move(sharding));
+}
+
 bool DeviceData::IsDeleted() const {
   for (const runtime::BufferPtr& buffer : buffers_) {
     if (buffer->IsDeleted()) return true;

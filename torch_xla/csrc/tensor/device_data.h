@@ -17,11 +17,18 @@ namespace torch_xla {
 class DeviceData final : public Data {
  public:
   DeviceData(Shape shape, std::vector<runtime::BufferPtr> buffers);
+  // SPMD data: `buffers[d]` is device d's part of the global `shape`, split
+  // by `sharding` (replicated: each holds all of it).
+  DeviceData(Shape shape, std::vector<runtime::BufferPtr> buffers,
+             ShardingPtr sharding);
 
   const std::vector<runtime::BufferPtr>& buffers() const { return buffers_; }
-  // The single-device buffer.
+  // The single-device buffer (device 0's for SPMD data).
   const runtime::BufferPtr& buffer() const { return buffers_.front(); }
-  int device_ordinal() const { return buffers_.front()->device_ordinal(); }
+  // The device holding single-device data; 0, the virtual device, for SPMD.
+  int device_ordinal() const {
+    return sharding() != nullptr ? 0 : buffers_.front()->device_ordinal();
+  }
   bool IsDeleted() const;
 
  private:

@@ -24,6 +24,10 @@
 #include "torch_xla/csrc/metrics/metrics.h"
 #include "torch_xla/csrc/runtime/client.h"
 #include "torch_xla/csrc/tensor/device_data.h"
+#include "torch_xla/csrc/tensor/host_uploads.h"
+#include "torch_xla/csrc/tensor/lru_cache.h"
+#include "torch_xla/csrc/tensor/spmd_execution.h"
+#include "torch_xla/csrc/spmd/spmd_mode.h"
 
 namespace torch_xla {
 namespace {
@@ -40,63 +44,16 @@ std::mutex& SyncMutex() {
   return *mu;
 }
 
-// A thread-safe LRU map from string keys to shared pointers; Find returns
-// null for a missing key.
-template <typename T>
-class LruCache {
- public:
-  explicit LruCache(size_t capacity) : capacity_(capacity) {}
-
-  std::shared_ptr<T> Find(const std::string& key) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = index_.find(key);
-    if (it == index_.end()) return nullptr;
-    order_.splice(order_.begin(), order_, it->second);
-    return it->second->second;
-  }
-
-  // Keeps an existing entry for `key`.
-  void Insert(const std::string& key, std::shared_ptr<T> value) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (index_.count(key)) return;
-    order_.emplace_front(key, std::move(value));
-    index_[key] = order_.begin();
-    if (order_.size() > capacity_) {
-      index_.erase(order_.back().first);
-      order_.pop_back();
-    }
-  }
-
-  void Erase(const std::string& key) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = index_.find(key);
-    if (it == index_.end()) return;
-    order_.erase(it->second);
-    index_.erase(it);
-  }
-
-  int64_t size() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return static_cast<int64_t>(order_.size());
-  }
-
-  void Clear() {
-    std::lock_guard<std::mutex> lock(mu_);
-    order_.clear();
-    index_.clear();
-  }
-
- private:
-  using Entry = std::pair<std::string, std::shared_ptr<T>>;
-  const size_t capacity_;
-  std::mutex mu_;
-  std::list<Entry> order_;
-  std::unordered_map<std::string, typename std::list<Entry>::iterator> index_;
+// A compiled sync graph and, for SPMD programs, how each output is split
+// over the devices.
+struct CompiledGraph {
+  ExecutablePtr executable;
+  std::vector<ShardingPtr> output_shardings;
 };
 
-// Compiled graphs by (graph hash, donation pattern, device).
-LruCache<runtime::Executable>& GetCompileCache() {
-  static auto* cache = new LruCache<runtime::Executable>(1024);
+// Compiled graphs by (graph hash, donation pattern, shardings, device).
+LruCache<CompiledGraph>& GetCompileCache() {
+  static auto* cache = new LruCache<CompiledGraph>(1024);
   return *cache;
 }
 
@@ -169,26 +126,6 @@ LoweringContext::ScalarPacking PackScalars(
   return packing;
 }
 
-// Device copies of small host values (the packed scalars), by content and
-// device: a step whose scalars did not change uploads nothing. Buffers that
-// an execution may take over (aliased parameters) never come from here.
-constexpr int64_t kMaxCachedUploadBytes = 64 << 10;
-
-absl::StatusOr<BufferPtr> UploadSmallHostValue(Client* client,
-                                               const HostData& host,
-                                               int device) {
-  static auto* cache = new LruCache<runtime::Buffer>(256);
-  std::string key = absl::StrCat(device, ":", host.shape().ToString(), ":");
-  key.append(host.bytes().begin(), host.bytes().end());
-  BufferPtr cached = cache->Find(key);
-  if (cached != nullptr && !cached->IsDeleted()) return cached;
-  if (cached != nullptr) cache->Erase(key);
-  absl::StatusOr<BufferPtr> buffer =
-      client->TransferToDevice(host.bytes().data(), host.shape(), device);
-  if (buffer.ok()) cache->Insert(key, *buffer);
-  return buffer;
-}
-
 // Decides which parameters donate their buffers. An in-place update keeps
 // the tensor's alias ID, so a parameter whose data was last owned by an
 // output tensor's alias ID can become that output's buffer, provided no
@@ -248,14 +185,10 @@ Donation PlanDonation(const LoweringContext& context, const SyncGroup& group,
   return donation;
 }
 
+// One device's arguments; `taken_over`: parameters the program may donate.
 absl::StatusOr<std::vector<BufferPtr>> GatherArguments(
     Client* client, const LoweringContext& context, int device,
-    const Donation& donation) {
-  std::unordered_set<int64_t> taken_over(donation.donors.begin(),
-                                         donation.donors.end());
-  for (const auto& [parameter, result] : donation.aliases) {
-    taken_over.insert(parameter);
-  }
+    const std::unordered_set<int64_t>& taken_over) {
   std::vector<BufferPtr> arguments;
   for (size_t p = 0; p < context.parameters().size(); ++p) {
     const DataPtr& data = context.parameters()[p];
@@ -278,26 +211,10 @@ absl::StatusOr<std::vector<BufferPtr>> GatherArguments(
         break;
       }
       case DataKind::kHost: {
-        // Scalars and host values travel now, when the graph runs; small
-        // ones only when their value is new.
-        auto* host = static_cast<const HostData*>(data.get());
-        if (!host->is_fill() &&
-            host->shape().byte_size() <= kMaxCachedUploadBytes &&
-            !taken_over.count(static_cast<int64_t>(p))) {
-          absl::StatusOr<BufferPtr> buffer =
-              UploadSmallHostValue(client, *host, device);
-          if (!buffer.ok()) return buffer.status();
-          arguments.push_back(*std::move(buffer));
-          break;
-        }
-        std::vector<uint8_t> dense;
-        const uint8_t* bytes = host->bytes().data();
-        if (host->is_fill()) {
-          dense = host->DenseBytes();
-          bytes = dense.data();
-        }
-        absl::StatusOr<BufferPtr> buffer =
-            client->TransferToDevice(bytes, host->shape(), device);
+        // Scalars and host values travel now, when the graph runs.
+        absl::StatusOr<BufferPtr> buffer = UploadHostData(
+            client, static_cast<const HostData&>(*data), device,
+            taken_over.count(static_cast<int64_t>(p)) > 0);
         if (!buffer.ok()) return buffer.status();
         arguments.push_back(*std::move(buffer));
         break;
@@ -319,6 +236,60 @@ void DumpModule(const std::string& text) {
   out << text;
 }
 
+// Compiles a built sync graph: for the group's device, or under SPMD for all
+// devices with SPMD partitioning.
+absl::StatusOr<std::shared_ptr<CompiledGraph>> Compile(
+    Client* client, const LoweringContext& context, const SyncGroup& group,
+    bool spmd) {
+  absl::StatusOr<std::string> text = context.HloText();
+  if (!text.ok()) return text.status();
+  DumpModule(*text);
+  runtime::CompileSpec spec;
+  if (spmd) {
+    spec = SpmdCompileSpec(*client);
+  } else {
+    TXLA_ASSIGN_OR_RETURN(const runtime::Device* device,
+                          client->GetDevice(group.device));
+    spec.device_ids = {device->id};
+  }
+  absl::StatusOr<ExecutablePtr> executable = client->Compile(*text, spec);
+  if (!executable.ok()) {
+    return absl::Status(executable.status().code(),
+                        absl::StrCat("while compiling the graph of ",
+                                     group.tensors.size(), " tensors: ",
+                                     executable.status().message()));
+  }
+  auto compiled = std::make_shared<CompiledGraph>();
+  compiled->executable = *std::move(executable);
+  compiled->executable->set_name(absl::StrCat(
+      "SyncTensorsGraph (graph hash ", absl::Hex(context.hash()), ")"));
+  if (spmd) {
+    compiled->executable->set_parameter_shapes(SpmdParameterShapes(context));
+    TXLA_ASSIGN_OR_RETURN(
+        compiled->output_shardings,
+        CompiledOutputShardings(client, *compiled->executable));
+    // Each device's output must be the shard its sharding says.
+    const std::vector<Shape>& shards = compiled->executable->output_shapes();
+    for (size_t r = 0; r < group.results.size(); ++r) {
+      const Shape expected =
+          ShardShape(*compiled->output_shardings[r], group.results[r].shape());
+      if (r >= shards.size() || shards[r] != expected) {
+        return absl::InternalError(absl::StrCat(
+            "SPMD output ", r, " is ", compiled->output_shardings[r]->ToString(),
+            " of ", group.results[r].shape().ToString(), " but each device "
+            "holds ", r < shards.size() ? shards[r].ToString() : "nothing"));
+      }
+    }
+  } else {
+    std::vector<Shape> parameter_shapes;
+    for (const DataPtr& data : context.parameters()) {
+      parameter_shapes.push_back(data->shape());
+    }
+    compiled->executable->set_parameter_shapes(std::move(parameter_shapes));
+  }
+  return compiled;
+}
+
 // Lowers, compiles (or finds) and runs one group; the group's tensors then
 // hold the outputs.
 absl::Status ExecuteGroup(SyncGroup& group, bool donate,
@@ -328,6 +299,8 @@ absl::Status ExecuteGroup(SyncGroup& group, bool donate,
   static metrics::Counter* uncached = metrics::GetCounter("UncachedCompile");
   static metrics::Metric* alias_count =
       metrics::GetMetric("InputOutputAliasCount");
+  static metrics::Metric* replicated_time = metrics::GetMetric(
+      "ExecuteReplicatedTime", metrics::Metric::Unit::kNanoseconds);
 
   absl::StatusOr<Client*> client = Client::Global();
   if (!client.ok()) return client.status();
@@ -350,58 +323,78 @@ absl::Status ExecuteGroup(SyncGroup& group, bool donate,
     if (!status.ok()) return status;
   }
 
-  // The context's hash covers the graph and its aliases and donors.
-  const std::string key = absl::StrCat(context.hash(), "@", group.device);
-  ExecutablePtr executable = GetCompileCache().Find(key);
-  if (executable != nullptr) {
+  // SPMD: every parameter says how it arrives; results the user sharded
+  // (mark_sharding, or an in-place update of sharded data) keep it.
+  const bool spmd = spmd::IsSpmd();
+  if (spmd) {
+    std::vector<ShardingPtr> result_shardings(group.results.size());
+    for (size_t t = 0; t < group.tensors.size(); ++t) {
+      ShardingPtr sharding = group.tensors[t]->sharding();
+      if (sharding != nullptr) {
+        result_shardings[group.result_of_tensor[t]] = std::move(sharding);
+      }
+    }
+    TXLA_RETURN_IF_ERROR(StateShardings(context, result_shardings));
+  }
+
+  // The context's hash covers the graph, its aliases, donors and shardings.
+  const std::string key =
+      spmd ? absl::StrCat(context.hash(), "@spmd")
+           : absl::StrCat(context.hash(), "@", group.device);
+  std::shared_ptr<CompiledGraph> compiled = GetCompileCache().Find(key);
+  if (compiled != nullptr) {
     cached->Add(1);
   } else {
     uncached->Add(1);
-    absl::StatusOr<std::string> text = context.HloText();
-    if (!text.ok()) return text.status();
-    DumpModule(*text);
-    absl::StatusOr<const runtime::Device*> device =
-        (*client)->GetDevice(group.device);
-    if (!device.ok()) return device.status();
-    runtime::CompileSpec spec;
-    spec.device_ids = {(*device)->id};
-    absl::StatusOr<ExecutablePtr> compiled = (*client)->Compile(*text, spec);
-    if (!compiled.ok()) {
-      return absl::Status(compiled.status().code(),
-                          absl::StrCat("while compiling the graph of ",
-                                       group.tensors.size(), " tensors: ",
-                                       compiled.status().message()));
-    }
-    executable = *std::move(compiled);
-    executable->set_name(absl::StrCat("SyncTensorsGraph (graph hash ",
-                                      absl::Hex(context.hash()), ")"));
-    std::vector<Shape> parameter_shapes;
-    for (const DataPtr& data : context.parameters()) {
-      parameter_shapes.push_back(data->shape());
-    }
-    executable->set_parameter_shapes(std::move(parameter_shapes));
-    GetCompileCache().Insert(key, executable);
+    TXLA_ASSIGN_OR_RETURN(compiled, Compile(*client, context, group, spmd));
+    GetCompileCache().Insert(key, compiled);
     // The compiler's scratch heap is free now; hand it back to the OS before
     // the program's own buffers are allocated, or it stays in the process
     // (glibc keeps freed heap) on top of every later peak.
     malloc_trim(0);
   }
+  const runtime::Executable& executable = *compiled->executable;
 
-  absl::StatusOr<std::vector<BufferPtr>> arguments =
-      GatherArguments(*client, context, group.device, donation);
-  if (!arguments.ok()) return arguments.status();
-  absl::StatusOr<std::vector<std::vector<BufferPtr>>> outputs =
-      (*client)->Execute(*executable, {*std::move(arguments)});
-  if (!outputs.ok()) return outputs.status();
+  std::unordered_set<int64_t> taken_over(donation.donors.begin(),
+                                         donation.donors.end());
+  for (const auto& [parameter, result] : donation.aliases) {
+    taken_over.insert(parameter);
+  }
+  std::vector<std::vector<BufferPtr>> arguments;
+  std::unordered_map<int64_t, std::shared_ptr<DeviceData>> placed;
+  if (spmd) {
+    TXLA_ASSIGN_OR_RETURN(
+        arguments, SpmdArguments(*client, context, taken_over, &placed));
+  } else {
+    TXLA_ASSIGN_OR_RETURN(
+        std::vector<BufferPtr> device_arguments,
+        GatherArguments(*client, context, group.device, taken_over));
+    arguments.push_back(std::move(device_arguments));
+  }
+  std::vector<std::vector<BufferPtr>> outputs;
+  {
+    metrics::ScopedTimer timer(spmd ? replicated_time : nullptr);
+    TXLA_ASSIGN_OR_RETURN(outputs, (*client)->Execute(executable, arguments));
+  }
   alias_count->Add(
       static_cast<double>(donation.aliases.size() + donation.donors.size()));
 
-  // One DeviceData per result, shared by the tensors computing it.
-  std::vector<std::shared_ptr<DeviceData>> data((*outputs)[0].size());
+  // One DeviceData per result, shared by the tensors computing it; under
+  // SPMD it holds each device's buffer.
+  std::vector<std::shared_ptr<DeviceData>> data(outputs[0].size());
   for (size_t r = 0; r < data.size(); ++r) {
+    if (!spmd) {
+      data[r] = std::make_shared<DeviceData>(
+          group.results[r].shape(), std::vector<BufferPtr>{outputs[0][r]});
+      continue;
+    }
+    std::vector<BufferPtr> buffers;
+    for (const std::vector<BufferPtr>& device_outputs : outputs) {
+      buffers.push_back(device_outputs[r]);
+    }
     data[r] = std::make_shared<DeviceData>(group.results[r].shape(),
-                                           std::vector<BufferPtr>{
-                                               (*outputs)[0][r]});
+                                           std::move(buffers),
+                                           compiled->output_shardings[r]);
   }
   for (size_t t = 0; t < group.tensors.size(); ++t) {
     const XlaTensorPtr& tensor = group.tensors[t];
@@ -409,6 +402,14 @@ absl::Status ExecuteGroup(SyncGroup& group, bool donate,
     if (result->owner_alias_id() < 0) result->set_owner_alias_id(tensor->alias_id());
     absl::Status status = tensor->SetData(result);
     if (!status.ok()) return status;
+  }
+  // Host values uploaded replicated stay on the devices.
+  if (!placed.empty()) {
+    for (const XlaTensorPtr& tensor : LiveTensors()) {
+      if (tensor->state() != TensorState::kHostData) continue;
+      auto it = placed.find(tensor->data()->id());
+      if (it != placed.end()) TXLA_RETURN_IF_ERROR(tensor->SetData(it->second));
+    }
   }
   for (const XlaTensorPtr& donor : donation.donor_tensors) donor->MarkDeleted();
   return absl::OkStatus();
@@ -561,6 +562,9 @@ absl::Status TensorToHost(const XlaTensorPtr& tensor, void* dst,
   absl::StatusOr<Client*> client = Client::Global();
   if (!client.ok()) return client.status();
   auto* device_data = static_cast<const DeviceData*>(data.get());
+  if (device_data->sharding() != nullptr) {
+    return ShardedDataToHost(*device_data, dst, dst_size);
+  }
   return (*client)->TransferFromDevice(*device_data->buffer(), dst, dst_size);
 }
 

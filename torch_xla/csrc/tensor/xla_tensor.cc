@@ -116,6 +116,10 @@ absl::Status XlaTensor::SetIrValue(Value value) {
         "in-place update of tensor ", id_, " (", shape_.ToString(),
         ") with a value of shape ", value.shape().ToString()));
   }
+  // An in-place update keeps the tensor's layout over the devices.
+  if (data_ != nullptr && data_->sharding() != nullptr) {
+    pending_sharding_ = data_->sharding();
+  }
   ir_value_ = std::move(value);
   data_ = nullptr;
   data_node_ = nullptr;
@@ -133,6 +137,7 @@ absl::Status XlaTensor::SetData(DataPtr data) {
   data_node_ = nullptr;
   ir_value_ = Value();
   deleted_ = false;
+  pending_sharding_ = nullptr;
   return absl::OkStatus();
 }
 

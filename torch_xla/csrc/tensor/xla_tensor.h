@@ -77,6 +77,18 @@ class XlaTensor {
   bool buffer_donation() const { return buffer_donation_; }
   void set_buffer_donation(bool donate) { buffer_donation_ = donate; }
 
+  // SPMD: how the value is split over the devices. Data carries its own
+  // (sharded device data, a placeholder declared sharded); a pending value
+  // carries the sharding its result must get (mark_sharding on it, or the
+  // sharding of the data an in-place update replaced). Null: unsharded.
+  ShardingPtr sharding() const {
+    return data_ != nullptr && data_->sharding() != nullptr ? data_->sharding()
+                                                            : pending_sharding_;
+  }
+  void set_pending_sharding(ShardingPtr sharding) {
+    pending_sharding_ = std::move(sharding);
+  }
+
   // Error for reading this tensor's value when it has none (placeholder or
   // deleted); OK otherwise.
   absl::Status CheckReadable() const;
@@ -94,6 +106,7 @@ class XlaTensor {
   bool deleted_ = false;
   bool buffer_donation_ = false;
   int64_t version_ = 0;
+  ShardingPtr pending_sharding_;
 };
 
 // Live tensors, in creation order. Thread-safe.

@@ -1,0 +1,192 @@
+#include "torch_xla/csrc/ir/sharding.h"
+
+#include <cstring>
+#include <functional>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace torch_xla {
+
+absl::StatusOr<Sharding> Sharding::Tiled(std::vector<int64_t> tile_dims,
+                                         std::vector<int64_t> devices,
+                                         bool replicate_last_dim) {
+  int64_t tiles = 1;
+  for (int64_t t : tile_dims) {
+    if (t < 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "sharding: tile counts must be >= 1, got [",
+          absl::StrJoin(tile_dims, ","), "]"));
+    }
+    tiles *= t;
+  }
+  if (tiles != static_cast<int64_t>(devices.size())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "sharding: the tile assignment [", absl::StrJoin(tile_dims, ","),
+        "] has ", tiles, " tiles but ", devices.size(), " devices were given"));
+  }
+  std::set<int64_t> seen;
+  for (int64_t d : devices) {
+    if (d < 0 || !seen.insert(d).second) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "sharding: device ", d, " is negative or appears twice in [",
+          absl::StrJoin(devices, ","), "]"));
+    }
+  }
+  if (replicate_last_dim && !tile_dims.empty() && tile_dims.back() == 1) {
+    tile_dims.pop_back();
+    replicate_last_dim = false;
+  }
+  Sharding sharding;
+  int64_t cut = replicate_last_dim ? tiles / tile_dims.back() : tiles;
+  if (cut == 1) return Replicated();
+  sharding.type =
+      replicate_last_dim ? ShardingType::kPartial : ShardingType::kTiled;
+  sharding.tile_dims = std::move(tile_dims);
+  sharding.devices = std::move(devices);
+  return sharding;
+}
+
+std::string Sharding::ToString() const {
+  if (is_replicated()) return "{replicated}";
+  std::string text = absl::StrCat("{devices=[", absl::StrJoin(tile_dims, ","),
+                                  "]", absl::StrJoin(devices, ","));
+  if (type == ShardingType::kPartial) text += " last_tile_dim_replicate";
+  return text + "}";
+}
+
+std::vector<int64_t> Sharding::TensorTileDims() const {
+  std::vector<int64_t> dims = tile_dims;
+  if (type == ShardingType::kPartial) dims.pop_back();
+  return dims;
+}
+
+absl::Status CheckShardingFits(const Sharding& sharding, const Shape& shape,
+                               int64_t num_devices) {
+  if (sharding.is_replicated()) return absl::OkStatus();
+  std::vector<int64_t> tiles = sharding.TensorTileDims();
+  if (static_cast<int64_t>(tiles.size()) != shape.rank()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "sharding ", sharding.ToString(), " has ", tiles.size(),
+        " tiled dimensions but the tensor ", shape.ToString(), " has rank ",
+        shape.rank()));
+  }
+  if (static_cast<int64_t>(sharding.devices.size()) != num_devices) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "sharding ", sharding.ToString(), " uses ", sharding.devices.size(),
+        " devices but the SPMD program runs on ", num_devices,
+        "; use a mesh of all devices"));
+  }
+  for (int64_t d : sharding.devices) {
+    if (d >= num_devices) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "sharding ", sharding.ToString(), " names device ", d, " but there ",
+          "are only ", num_devices, " devices"));
+    }
+  }
+  for (int64_t i = 0; i < shape.rank(); ++i) {
+    if (shape.dims[i] % tiles[i] != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot shard dimension ", i, " of ", shape.ToString(), " into ",
+          tiles[i], " pieces: ", shape.dims[i], " is not divisible by ",
+          tiles[i], ". Pad the tensor or choose a mesh axis that divides it"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+Shape ShardShape(const Sharding& sharding, const Shape& shape) {
+  if (sharding.is_replicated()) return shape;
+  std::vector<int64_t> tiles = sharding.TensorTileDims();
+  Shape shard = shape;
+  for (size_t i = 0; i < shard.dims.size(); ++i) shard.dims[i] /= tiles[i];
+  return shard;
+}
+
+std::vector<ShardBox> ShardBoxes(const Sharding& sharding, const Shape& shape,
+                                 int64_t num_devices) {
+  std::vector<ShardBox> boxes(num_devices);
+  Shape shard = ShardShape(sharding, shape);
+  for (ShardBox& box : boxes) {
+    box.start.assign(shape.dims.size(), 0);
+    box.size = shard.dims;
+  }
+  if (sharding.is_replicated()) return boxes;
+  // Tile index of each device: the row-major position of the device in the
+  // tile assignment, split into one coordinate per tile dimension.
+  const std::vector<int64_t>& tile_dims = sharding.tile_dims;
+  for (size_t t = 0; t < sharding.devices.size(); ++t) {
+    int64_t rest = static_cast<int64_t>(t);
+    std::vector<int64_t> coordinate(tile_dims.size());
+    for (int64_t i = static_cast<int64_t>(tile_dims.size()) - 1; i >= 0; --i) {
+      coordinate[i] = rest % tile_dims[i];
+      rest /= tile_dims[i];
+    }
+    ShardBox& box = boxes[sharding.devices[t]];
+    for (size_t i = 0; i < shape.dims.size(); ++i) {
+      box.start[i] = coordinate[i] * shard.dims[i];
+    }
+  }
+  return boxes;
+}
+
+namespace {
+
+// Calls copy(dense_offset, box_offset, bytes) for each contiguous row of the
+// box (the innermost dimension), in row-major order.
+void ForEachBoxRow(const Shape& shape, const ShardBox& box,
+                   const std::function<void(int64_t, int64_t, int64_t)>& copy) {
+  const int64_t element = DTypeByteSize(shape.dtype);
+  const int64_t rank = shape.rank();
+  if (rank == 0) {
+    copy(0, 0, element);
+    return;
+  }
+  for (int64_t s : box.size) {
+    if (s == 0) return;
+  }
+  std::vector<int64_t> stride(rank, 1);
+  for (int64_t i = rank - 2; i >= 0; --i) {
+    stride[i] = stride[i + 1] * shape.dims[i + 1];
+  }
+  const int64_t row_bytes = box.size[rank - 1] * element;
+  std::vector<int64_t> index(rank, 0);  // position within the box
+  int64_t box_offset = 0;
+  while (true) {
+    int64_t dense = 0;
+    for (int64_t i = 0; i < rank; ++i) {
+      dense += (box.start[i] + index[i]) * stride[i];
+    }
+    copy(dense * element, box_offset, row_bytes);
+    box_offset += row_bytes;
+    int64_t i = rank - 2;
+    for (; i >= 0; --i) {
+      if (++index[i] < box.size[i]) break;
+      index[i] = 0;
+    }
+    if (i < 0) return;
+  }
+}
+
+}  // namespace
+
+std::vector<uint8_t> ExtractBox(const uint8_t* dense, const Shape& shape,
+                                const ShardBox& box) {
+  int64_t count = DTypeByteSize(shape.dtype);
+  for (int64_t s : box.size) count *= s;
+  std::vector<uint8_t> shard(count);
+  ForEachBoxRow(shape, box, [&](int64_t from, int64_t to, int64_t bytes) {
+    std::memcpy(shard.data() + to, dense + from, bytes);
+  });
+  return shard;
+}
+
+void InsertBox(uint8_t* dense, const Shape& shape, const ShardBox& box,
+               const uint8_t* shard) {
+  ForEachBoxRow(shape, box, [&](int64_t to, int64_t from, int64_t bytes) {
+    std::memcpy(dense + to, shard + from, bytes);
+  });
+}
+
+}  // namespace torch_xla

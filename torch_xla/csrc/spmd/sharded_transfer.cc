@@ -1,0 +1,59 @@
+#include "torch_xla/csrc/spmd/sharded_transfer.h"
+
+#include <cstring>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "torch_xla/csrc/metrics/metrics.h"
+
+namespace torch_xla::spmd {
+
+absl::StatusOr<std::vector<runtime::BufferPtr>> TransferShards(
+    runtime::Client* client, const uint8_t* dense, const Shape& shape,
+    const Sharding& sharding, int64_t num_devices) {
+  static metrics::Metric* outbound =
+      metrics::GetMetric("OutboundData", metrics::Metric::Unit::kBytes);
+  const Shape shard_shape = ShardShape(sharding, shape);
+  std::vector<ShardBox> boxes = ShardBoxes(sharding, shape, num_devices);
+  std::vector<runtime::BufferPtr> buffers;
+  buffers.reserve(num_devices);
+  for (int64_t d = 0; d < num_devices; ++d) {
+    std::vector<uint8_t> shard;
+    const uint8_t* bytes = dense;
+    if (!sharding.is_replicated()) {
+      shard = ExtractBox(dense, shape, boxes[d]);
+      bytes = shard.data();
+    }
+    absl::StatusOr<runtime::BufferPtr> buffer =
+        client->TransferToDevice(bytes, shard_shape, static_cast<int>(d));
+    if (!buffer.ok()) return buffer.status();
+    outbound->Add(static_cast<double>(shard_shape.byte_size()));
+    buffers.push_back(*std::move(buffer));
+  }
+  return buffers;
+}
+
+absl::Status GatherShards(runtime::Client* client,
+                          const std::vector<runtime::BufferPtr>& buffers,
+                          const Shape& shape, const Sharding& sharding,
+                          uint8_t* dst) {
+  if (sharding.is_replicated()) {
+    return client->TransferFromDevice(*buffers.front(), dst,
+                                      shape.byte_size());
+  }
+  const Shape shard_shape = ShardShape(sharding, shape);
+  std::vector<ShardBox> boxes =
+      ShardBoxes(sharding, shape, static_cast<int64_t>(buffers.size()));
+  std::set<std::vector<int64_t>> copied;  // replicas of a shard: read once
+  std::vector<uint8_t> shard(shard_shape.byte_size());
+  for (size_t d = 0; d < buffers.size(); ++d) {
+    if (!copied.insert(boxes[d].start).second) continue;
+    absl::Status status = client->TransferFromDevice(
+        *buffers[d], shard.data(), static_cast<int64_t>(shard.size()));
+    if (!status.ok()) return status;
+    InsertBox(dst, shape, boxes[d], shard.data());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace torch_xla::spmd

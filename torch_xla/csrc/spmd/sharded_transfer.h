@@ -1,0 +1,34 @@
+#ifndef TORCH_XLA_CSRC_SPMD_SHARDED_TRANSFER_H_
+#define TORCH_XLA_CSRC_SPMD_SHARDED_TRANSFER_H_
+
+// Moving a dense host array to one buffer per device and back. Each device
+// receives only its shard (a replicated sharding sends every device the
+// whole array); reading back copies each distinct shard once. Buffers are
+// returned, and read, in device-ordinal order.
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "torch_xla/csrc/ir/shape.h"
+#include "torch_xla/csrc/ir/sharding.h"
+#include "torch_xla/csrc/runtime/client.h"
+
+namespace torch_xla::spmd {
+
+// Transfers `dense` (shape.byte_size() bytes) split by `sharding` to the
+// first `num_devices` devices. Records the bytes sent in OutboundData.
+absl::StatusOr<std::vector<runtime::BufferPtr>> TransferShards(
+    runtime::Client* client, const uint8_t* dense, const Shape& shape,
+    const Sharding& sharding, int64_t num_devices);
+
+// Assembles the global array from per-device `buffers` into `dst`
+// (shape.byte_size() bytes).
+absl::Status GatherShards(runtime::Client* client,
+                          const std::vector<runtime::BufferPtr>& buffers,
+                          const Shape& shape, const Sharding& sharding,
+                          uint8_t* dst);
+
+}  // namespace torch_xla::spmd
+
+#endif  // TORCH_XLA_CSRC_SPMD_SHARDED_TRANSFER_H_

@@ -1,0 +1,159 @@
+#include "torch_xla/csrc/tensor/spmd_execution.h"
+
+#include "absl/strings/str_cat.h"
+#include "torch_xla/csrc/ir/status_macros.h"
+#include "torch_xla/csrc/metrics/metrics.h"
+#include "torch_xla/csrc/spmd/compiled_shardings.h"
+#include "torch_xla/csrc/spmd/sharded_transfer.h"
+#include "torch_xla/csrc/tensor/host_uploads.h"
+
+namespace torch_xla {
+
+using runtime::BufferPtr;
+using runtime::Client;
+
+absl::Status StateShardings(LoweringContext& context,
+                            absl::Span<const ShardingPtr> result_shardings) {
+  const std::string replicated = Sharding::Replicated().ToString();
+  for (size_t p = 0; p < context.parameters().size(); ++p) {
+    if (context.parameters()[p]->sharding() == nullptr) {
+      TXLA_RETURN_IF_ERROR(context.SetParameterSharding(p, replicated));
+    }
+  }
+  for (size_t r = 0; r < result_shardings.size(); ++r) {
+    if (result_shardings[r] != nullptr) {
+      TXLA_RETURN_IF_ERROR(
+          context.SetResultSharding(r, result_shardings[r]->ToString()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+runtime::CompileSpec SpmdCompileSpec(const Client& client) {
+  runtime::CompileSpec spec;
+  spec.num_partitions = static_cast<int>(client.devices().size());
+  spec.use_spmd_partitioning = true;
+  spec.propagate_sharding_to_outputs = true;
+  for (const runtime::Device& device : client.devices()) {
+    spec.device_ids.push_back(device.id);
+  }
+  return spec;
+}
+
+std::vector<Shape> SpmdParameterShapes(const LoweringContext& context) {
+  std::vector<Shape> shapes;
+  for (const DataPtr& data : context.parameters()) {
+    shapes.push_back(data->sharding() != nullptr
+                         ? ShardShape(*data->sharding(), data->shape())
+                         : data->shape());
+  }
+  return shapes;
+}
+
+absl::StatusOr<std::vector<ShardingPtr>> CompiledOutputShardings(
+    Client* client, const runtime::Executable& executable) {
+  TXLA_ASSIGN_OR_RETURN(Client::Program program,
+                        client->OptimizedProgram(executable));
+  TXLA_ASSIGN_OR_RETURN(std::vector<Sharding> shardings,
+                        spmd::OutputShardingsFromProgram(
+                            program.format, program.code,
+                            executable.num_outputs()));
+  std::vector<ShardingPtr> out;
+  for (Sharding& sharding : shardings) {
+    out.push_back(std::make_shared<const Sharding>(std::move(sharding)));
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<std::vector<BufferPtr>>> SpmdArguments(
+    Client* client, const LoweringContext& context,
+    const std::unordered_set<int64_t>& taken_over,
+    std::unordered_map<int64_t, std::shared_ptr<DeviceData>>* placed) {
+  const int num_devices = static_cast<int>(client->devices().size());
+  static const ShardingPtr kReplicated =
+      std::make_shared<const Sharding>(Sharding::Replicated());
+  std::vector<std::vector<BufferPtr>> arguments(num_devices);
+  for (size_t p = 0; p < context.parameters().size(); ++p) {
+    const DataPtr& data = context.parameters()[p];
+    const bool fresh = taken_over.count(static_cast<int64_t>(p)) > 0;
+    switch (data->kind()) {
+      case DataKind::kDevice: {
+        auto* device_data = static_cast<const DeviceData*>(data.get());
+        if (device_data->IsDeleted()) {
+          return absl::FailedPreconditionError(absl::StrCat(
+              "cannot execute: an input (", data->shape().ToString(),
+              ", data id ", data->id(), ") was donated to an earlier "
+              "computation and is deleted"));
+        }
+        if (data->sharding() == nullptr ||
+            static_cast<int>(device_data->buffers().size()) != num_devices) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "cannot execute an SPMD program: an input (",
+              data->shape().ToString(), ") lives on one device, xla:",
+              device_data->device_ordinal(), ", not on the SPMD virtual "
+              "device. Create SPMD inputs after torch_xla.runtime.use_spmd()"));
+        }
+        for (int d = 0; d < num_devices; ++d) {
+          arguments[d].push_back(device_data->buffers()[d]);
+        }
+        break;
+      }
+      case DataKind::kHost: {
+        const auto& host = static_cast<const HostData&>(*data);
+        // Small values (the packed scalars) come from the upload cache.
+        const bool small =
+            !host.is_fill() && host.shape().byte_size() <= (64 << 10);
+        if (small || fresh) {
+          for (int d = 0; d < num_devices; ++d) {
+            TXLA_ASSIGN_OR_RETURN(BufferPtr buffer,
+                                  UploadHostData(client, host, d, fresh));
+            arguments[d].push_back(std::move(buffer));
+          }
+          break;
+        }
+        std::vector<uint8_t> dense = host.DenseBytes();
+        TXLA_ASSIGN_OR_RETURN(std::shared_ptr<DeviceData> replicated,
+                              ShardHostArray(dense.data(), host.shape(),
+                                             kReplicated));
+        for (int d = 0; d < num_devices; ++d) {
+          arguments[d].push_back(replicated->buffers()[d]);
+        }
+        (*placed)[data->id()] = std::move(replicated);
+        break;
+      }
+      case DataKind::kPlaceholder:
+        return absl::InternalError("placeholder reached execution");
+    }
+  }
+  return arguments;
+}
+
+absl::Status ShardedDataToHost(const DeviceData& data, void* dst,
+                               int64_t dst_size) {
+  static metrics::Counter* gathers =
+      metrics::GetCounter("ReplicateShardedData");
+  if (dst_size != data.shape().byte_size()) {
+    return absl::InvalidArgumentError("host copy: destination size mismatch");
+  }
+  TXLA_ASSIGN_OR_RETURN(Client * client, Client::Global());
+  for (const BufferPtr& buffer : data.buffers()) {
+    TXLA_RETURN_IF_ERROR(buffer->AwaitReady());
+  }
+  if (!data.sharding()->is_replicated()) gathers->Add(1);
+  return spmd::GatherShards(client, data.buffers(), data.shape(),
+                            *data.sharding(), static_cast<uint8_t*>(dst));
+}
+
+absl::StatusOr<std::shared_ptr<DeviceData>> ShardHostArray(
+    const uint8_t* dense, const Shape& shape, ShardingPtr sharding) {
+  TXLA_ASSIGN_OR_RETURN(Client * client, Client::Global());
+  const int64_t num_devices = static_cast<int64_t>(client->devices().size());
+  TXLA_RETURN_IF_ERROR(CheckShardingFits(*sharding, shape, num_devices));
+  TXLA_ASSIGN_OR_RETURN(
+      std::vector<BufferPtr> buffers,
+      spmd::TransferShards(client, dense, shape, *sharding, num_devices));
+  return std::make_shared<DeviceData>(shape, std::move(buffers),
+                                      std::move(sharding));
+}
+
+}  // namespace torch_xla
