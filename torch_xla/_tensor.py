@@ -77,6 +77,14 @@ class XlaTensor(torch.Tensor):
   def numpy(self, *, force=False):
     return self.cpu().numpy(force=force)
 
+  def __deepcopy__(self, memo):
+    # A new tensor with the same value (and sharding); nothing is read.
+    if id(self) not in memo:
+      with torch.no_grad():
+        copy = self.clone()
+      memo[id(self)] = copy.requires_grad_(self.requires_grad)
+    return memo[id(self)]
+
   def __reduce_ex__(self, protocol):
     # Pickling (torch.save) stores the CPU value.
     return (_from_cpu_for_unpickle, (self.cpu(), self.device.index))

@@ -150,3 +150,26 @@ def save(data, file_or_path, master_only: bool = True,
   """
   del master_only, global_master, sync  # one process: it is the master
   torch.save(_to_cpu_tree(data), file_or_path)
+
+
+def send_cpu_data_to_device(datas, device, input_sharding=None):
+  """Moves the CPU tensors in `datas` (a tensor or a pytree of them) to
+  `device`. Under SPMD, `input_sharding` (an xs.ShardingSpec) shards each
+  tensor as it arrives, so each device receives only its shard.
+
+  Returns the moved data in the same structure (a list for a lone tensor,
+  as upstream).
+  """
+  from torch.utils._pytree import tree_map
+
+  def move(value):
+    if not isinstance(value, torch.Tensor):
+      return value
+    moved = value.to(device)
+    if input_sharding is not None:
+      input_sharding.apply(moved)
+    return moved
+
+  if isinstance(datas, torch.Tensor):
+    return [move(datas)]
+  return tree_map(move, datas)

@@ -55,6 +55,13 @@ class LoweringContext {
   // One per distinct Data id, in first-use post-order, then the packed
   // scalar vectors (see SetScalarPacking) in dtype order.
   const std::vector<DataPtr>& parameters() const { return parameters_; }
+  // True for the vector parameters that carry packed scalars.
+  bool IsPackedScalars(int64_t param_index) const {
+    for (const auto& [dtype, index] : vector_params_) {
+      if (index == param_index) return true;
+    }
+    return false;
+  }
   // -1 if `data_id` is not a parameter of its own (also for packed scalars).
   int64_t ParameterIndex(int64_t data_id) const;
 
@@ -75,6 +82,9 @@ class LoweringContext {
   // text, e.g. "{devices=[2,1]0,1}"); stored verbatim, escaped on output.
   absl::Status SetParameterSharding(int64_t param_index, std::string sharding);
   absl::Status SetResultSharding(int64_t result_index, std::string sharding);
+  bool HasResultSharding(int64_t result_index) const {
+    return result_sharding_.count(result_index) > 0;
+  }
 
   // The module text.
   absl::StatusOr<std::string> HloText() const;

@@ -30,7 +30,7 @@ constexpr int kBuildOptionsNumReplicas = 4;
 constexpr int kBuildOptionsNumPartitions = 5;
 constexpr int kBuildOptionsUseSpmdPartitioning = 6;
 constexpr int kBuildOptionsDeviceAssignment = 9;
-// repeated bool, one per output (a single entry applies to all of them).
+// repeated bool, one per output.
 constexpr int kBuildOptionsShardingPropagationToOutput = 12;
 constexpr int kDeviceAssignmentReplicaCount = 1;
 constexpr int kDeviceAssignmentComputationCount = 2;
@@ -62,9 +62,12 @@ std::string SerializeCompileOptions(const CompileSpec& spec) {
   if (spec.use_spmd_partitioning) {
     PutVarintField(kBuildOptionsUseSpmdPartitioning, 1, &build);
   }
-  if (spec.propagate_sharding_to_outputs) {
-    PutMessageField(kBuildOptionsShardingPropagationToOutput,
-                    std::string(1, '\x01'), &build);  // packed [true]
+  if (!spec.propagate_sharding_to_output.empty()) {
+    std::string flags;  // packed repeated bool
+    for (bool propagate : spec.propagate_sharding_to_output) {
+      flags.push_back(propagate ? '\x01' : '\x00');
+    }
+    PutMessageField(kBuildOptionsShardingPropagationToOutput, flags, &build);
   }
   if (!spec.device_ids.empty()) {
     PutMessageField(kBuildOptionsDeviceAssignment,

@@ -15,9 +15,10 @@ struct CompileSpec {
   int num_replicas = 1;
   int num_partitions = 1;
   bool use_spmd_partitioning = false;
-  // SPMD: outputs with no sharding in the program get the one the
-  // partitioner propagates to them (else they are replicated).
-  bool propagate_sharding_to_outputs = false;
+  // SPMD, one flag per output: true lets the partitioner choose that
+  // output's sharding (else it is the program's, replicated when unstated).
+  // Empty: false for all.
+  std::vector<bool> propagate_sharding_to_output;
   // Global device ids: one per partition (replica-major when replicas > 1).
   // Empty means "let the plugin choose" (device 0).
   std::vector<int> device_ids;

@@ -4,15 +4,12 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
-#include "torch_xla/csrc/metrics/metrics.h"
 
 namespace torch_xla::spmd {
 
 absl::StatusOr<std::vector<runtime::BufferPtr>> TransferShards(
     runtime::Client* client, const uint8_t* dense, const Shape& shape,
     const Sharding& sharding, int64_t num_devices) {
-  static metrics::Metric* outbound =
-      metrics::GetMetric("OutboundData", metrics::Metric::Unit::kBytes);
   const Shape shard_shape = ShardShape(sharding, shape);
   std::vector<ShardBox> boxes = ShardBoxes(sharding, shape, num_devices);
   std::vector<runtime::BufferPtr> buffers;
@@ -27,7 +24,6 @@ absl::StatusOr<std::vector<runtime::BufferPtr>> TransferShards(
     absl::StatusOr<runtime::BufferPtr> buffer =
         client->TransferToDevice(bytes, shard_shape, static_cast<int>(d));
     if (!buffer.ok()) return buffer.status();
-    outbound->Add(static_cast<double>(shard_shape.byte_size()));
     buffers.push_back(*std::move(buffer));
   }
   return buffers;

@@ -17,7 +17,7 @@
 namespace torch_xla::spmd {
 
 // Transfers `dense` (shape.byte_size() bytes) split by `sharding` to the
-// first `num_devices` devices. Records the bytes sent in OutboundData.
+// first `num_devices` devices (each transfer counts in OutboundData).
 absl::StatusOr<std::vector<runtime::BufferPtr>> TransferShards(
     runtime::Client* client, const uint8_t* dense, const Shape& shape,
     const Sharding& sharding, int64_t num_devices);

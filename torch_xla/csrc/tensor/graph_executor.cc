@@ -246,7 +246,7 @@ absl::StatusOr<std::shared_ptr<CompiledGraph>> Compile(
   DumpModule(*text);
   runtime::CompileSpec spec;
   if (spmd) {
-    spec = SpmdCompileSpec(*client);
+    spec = SpmdCompileSpec(*client, context);
   } else {
     TXLA_ASSIGN_OR_RETURN(const runtime::Device* device,
                           client->GetDevice(group.device));
@@ -332,6 +332,15 @@ absl::Status ExecuteGroup(SyncGroup& group, bool donate,
       ShardingPtr sharding = group.tensors[t]->sharding();
       if (sharding != nullptr) {
         result_shardings[group.result_of_tensor[t]] = std::move(sharding);
+      }
+    }
+    // A result that reuses a parameter's buffers keeps its layout.
+    static const ShardingPtr kReplicated =
+        std::make_shared<const Sharding>(Sharding::Replicated());
+    for (const auto& [parameter, result] : donation.aliases) {
+      if (result_shardings[result] == nullptr) {
+        const ShardingPtr& sharding = context.parameters()[parameter]->sharding();
+        result_shardings[result] = sharding != nullptr ? sharding : kReplicated;
       }
     }
     TXLA_RETURN_IF_ERROR(StateShardings(context, result_shardings));

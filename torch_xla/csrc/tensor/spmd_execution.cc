@@ -29,11 +29,15 @@ absl::Status StateShardings(LoweringContext& context,
   return absl::OkStatus();
 }
 
-runtime::CompileSpec SpmdCompileSpec(const Client& client) {
+runtime::CompileSpec SpmdCompileSpec(const Client& client,
+                                     const LoweringContext& context) {
   runtime::CompileSpec spec;
   spec.num_partitions = static_cast<int>(client.devices().size());
   spec.use_spmd_partitioning = true;
-  spec.propagate_sharding_to_outputs = true;
+  for (size_t r = 0; r < context.results().size(); ++r) {
+    spec.propagate_sharding_to_output.push_back(
+        !context.HasResultSharding(static_cast<int64_t>(r)));
+  }
   for (const runtime::Device& device : client.devices()) {
     spec.device_ids.push_back(device.id);
   }
@@ -100,10 +104,8 @@ absl::StatusOr<std::vector<std::vector<BufferPtr>>> SpmdArguments(
       }
       case DataKind::kHost: {
         const auto& host = static_cast<const HostData&>(*data);
-        // Small values (the packed scalars) come from the upload cache.
-        const bool small =
-            !host.is_fill() && host.shape().byte_size() <= (64 << 10);
-        if (small || fresh) {
+        // The packed scalars come from the upload cache.
+        if (context.IsPackedScalars(static_cast<int64_t>(p)) || fresh) {
           for (int d = 0; d < num_devices; ++d) {
             TXLA_ASSIGN_OR_RETURN(BufferPtr buffer,
                                   UploadHostData(client, host, d, fresh));

@@ -26,8 +26,10 @@ namespace torch_xla {
 absl::Status StateShardings(LoweringContext& context,
                             absl::Span<const ShardingPtr> result_shardings);
 
-// All devices of the client, one partition each, in ordinal order.
-runtime::CompileSpec SpmdCompileSpec(const runtime::Client& client);
+// All devices of the client, one partition each, in ordinal order; outputs
+// without a stated sharding get the one the partitioner propagates.
+runtime::CompileSpec SpmdCompileSpec(const runtime::Client& client,
+                                     const LoweringContext& context);
 
 // The shape of each parameter on one device (its shard).
 std::vector<Shape> SpmdParameterShapes(const LoweringContext& context);
@@ -37,10 +39,10 @@ absl::StatusOr<std::vector<ShardingPtr>> CompiledOutputShardings(
     runtime::Client* client, const runtime::Executable& executable);
 
 // One argument list per device. Sharded data gives each device its buffer.
-// Small host values come from the upload cache; a larger host value (a
-// tensor moved to the virtual device and used unsharded) is uploaded
-// replicated, and `placed` maps its data id to that replicated data, which
-// its tensors then hold so it is transferred once. `taken_over`: parameters
+// Packed scalars come from the upload cache; other host data (a tensor
+// moved to the virtual device and used unsharded) is uploaded replicated,
+// and `placed` maps its data id to that replicated data, which its tensors
+// then hold so it is transferred once. `taken_over`: parameters
 // the program may donate (they get fresh buffers).
 absl::StatusOr<std::vector<std::vector<runtime::BufferPtr>>> SpmdArguments(
     runtime::Client* client, const LoweringContext& context,
