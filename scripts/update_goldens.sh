@@ -19,6 +19,7 @@ GOLDEN_TESTS=(
   "lowering_test:GoldenTest.*:LoweringContextTest.*"
   "placeholder_test:PlaceholderTest.MatmulChain*"
   "loop_staging_test:LoopStagingTest.WhileFromPlaceholder*:LoopStagingTest.AccumulationWhile*"
+  "spmd_test:SpmdLoweringTest.*"
 )
 # `bazel run` runs outside the test sandbox, so it can write the goldens.
 for entry in "${GOLDEN_TESTS[@]}"; do

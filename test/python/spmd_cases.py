@@ -347,3 +347,56 @@ def test_mark_sharding_errors():
 def test_use_spmd_after_device_data_is_fine_when_already_on():
   xr.use_spmd()  # idempotent
   assert xr.is_spmd()
+
+
+# --- staged loops keep weights sharded ------------------------------------------
+
+
+def test_gradient_accumulation_on_sharded_weights():
+  from torch_xla.experimental.gradient_accumulation import gradient_accumulation
+  torch.manual_seed(0)
+  reference = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(),
+                                  torch.nn.Linear(32, 16))
+  model = copy.deepcopy(reference).to(DEVICE)
+  xs.mark_sharding(model[0].weight, mesh_1d(), ("x", None))
+  xs.mark_sharding(model[2].weight, mesh_1d(), (None, "x"))
+  x, y = torch.randn(4, 8, 16), torch.randn(4, 8, 16)
+
+  def step(a, b):
+    return torch.nn.functional.mse_loss(model(a), b)
+
+  loss = gradient_accumulation(step, (x.to(DEVICE), y.to(DEVICE)), model)
+  torch_xla.sync()
+  want = 0.0
+  for i in range(4):
+    part = torch.nn.functional.mse_loss(reference(x[i]), y[i]) / 4
+    part.backward()
+    want += part.item()
+  assert abs(loss.item() - want) < 1e-5
+  for got, expected in zip(model.parameters(), reference.parameters()):
+    torch.testing.assert_close(got.grad.cpu(), expected.grad, rtol=1e-4,
+                               atol=1e-5)
+  assert spec(model[0].weight.grad) == spec(model[0].weight)
+  assert spec(model[2].weight.grad) == spec(model[2].weight)
+
+
+def test_scan_layers_on_sharded_weights():
+  from torch_xla.experimental.scan_layers import scan_layers
+  torch.manual_seed(0)
+  reference = torch.nn.ModuleList(torch.nn.Linear(16, 16) for _ in range(3))
+  layers = copy.deepcopy(reference).to(DEVICE)
+  for layer in layers:
+    xs.mark_sharding(layer.weight, mesh_1d(), ("x", None))
+  inp = torch.randn(8, 16)
+  out = scan_layers(layers, inp.to(DEVICE))
+  out.sum().backward()
+  torch_xla.sync()
+  want = inp
+  for layer in reference:
+    want = layer(want)
+  want.sum().backward()
+  torch.testing.assert_close(out.cpu(), want, rtol=1e-4, atol=1e-5)
+  for got, expected in zip(layers, reference):
+    torch.testing.assert_close(got.weight.grad.cpu(), expected.weight.grad,
+                               rtol=1e-4, atol=1e-5)
+    assert spec(got.weight.grad) == spec(got.weight)

@@ -37,6 +37,10 @@ class Data {
   int64_t owner_alias_id() const { return owner_alias_id_; }
   void set_owner_alias_id(int64_t id) { owner_alias_id_ = id; }
 
+  // True when every element has one known value (a fill or a single host
+  // element): such data can become a constant inside a staged-out body.
+  virtual bool is_uniform() const { return false; }
+
   // How the value is split over the devices of an SPMD program: device data
   // with one buffer per device, or a placeholder declared sharded. Null:
   // not sharded (one device, or host data not yet placed).

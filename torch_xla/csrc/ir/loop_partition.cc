@@ -86,7 +86,11 @@ std::vector<Value> LoopInvariants(absl::Span<const Value> roots,
   for (size_t i = 0; i < order.nodes.size(); ++i) {
     const Node* node = order.nodes[i];
     if (node->data() != nullptr) {
-      external[i] = !depends[i] && node->data()->kind() != DataKind::kHost;
+      // Uniform host values become constants in the body; other host data
+      // (a tensor on the SPMD virtual device) comes in like device data.
+      const Data& data = *node->data();
+      external[i] = !depends[i] &&
+                    (data.kind() != DataKind::kHost || !data.is_uniform());
       continue;
     }
     external[i] = node->kind() == OpKind::kRngBitGenerator ||

@@ -45,6 +45,9 @@ class HostData final : public Data {
                                         std::vector<uint8_t> element);
 
   bool is_fill() const { return is_fill_; }
+  bool is_uniform() const override {
+    return is_fill_ || shape().num_elements() == 1;
+  }
   // The dense row-major bytes (built on demand for a fill).
   std::vector<uint8_t> DenseBytes() const;
   // The first element as a scalar of the dtype (a fill's value).

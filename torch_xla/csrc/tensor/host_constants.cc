@@ -89,7 +89,7 @@ absl::StatusOr<std::vector<Value>> InlineHostData(
     const DataPtr& data = node->data();
     if (data == nullptr || data->kind() != DataKind::kHost) continue;
     const auto& host = static_cast<const HostData&>(*data);
-    if (!host.is_fill() && host.shape().num_elements() != 1) continue;
+    if (!host.is_uniform()) continue;
     std::vector<uint8_t> element = host.is_fill()
                                        ? host.Element()->bytes()
                                        : host.bytes();
