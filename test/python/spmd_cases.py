@@ -236,6 +236,10 @@ def test_sharded_placeholder_stages_out_with_no_data():
   assert transfers() == 0 and outbound_bytes() == 0
   with pytest.raises(RuntimeError, match="placeholder"):
     p.cpu()
+  q = xb.create_placeholder_tensor((4, N * 2), torch.bfloat16,
+                                   sharding=xs.ShardingSpec(mesh_1d(),
+                                                            (None, "x")))
+  assert spec(q) == f"{{devices=[1,{N}]{','.join(map(str, range(N)))}}}"
 
 
 # --- training, donation, gradients ---------------------------------------------

@@ -17,7 +17,8 @@ class Shape:
     return f"Shape({self.dims}, {self.dtype})"
 
 
-def create_placeholder_tensor(shape, dtype: torch.dtype) -> torch.Tensor:
+def create_placeholder_tensor(shape, dtype: torch.dtype,
+                              sharding=None) -> torch.Tensor:
   """An 'xla' tensor with this shape and dtype and no data.
 
   It traces and lowers like any tensor (to a computation parameter keyed by
@@ -27,6 +28,9 @@ def create_placeholder_tensor(shape, dtype: torch.dtype) -> torch.Tensor:
   Args:
     shape: the dimensions (sequence of ints).
     dtype: the torch element type.
+    sharding: under SPMD, how the value it stands for is split over the
+      devices: an xs.ShardingSpec or an _XLAC.OpSharding. Lowering puts it
+      on the parameter, so a sharded computation stages out with no data.
 
   Returns:
     The placeholder tensor.
@@ -37,4 +41,15 @@ def create_placeholder_tensor(shape, dtype: torch.dtype) -> torch.Tensor:
     ctx.build([p.sin()])
   """
   _dtypes.to_code(dtype)  # a clear error for unsupported dtypes
-  return _XLAC._xla_create_placeholder_tensor(Shape(shape, dtype))
+  placeholder = _XLAC._xla_create_placeholder_tensor(Shape(shape, dtype))
+  if sharding is None:
+    return placeholder
+  if isinstance(sharding, _XLAC.OpSharding):
+    _XLAC._xla_mark_sharding(placeholder, sharding)
+  elif hasattr(sharding, "apply"):
+    sharding.apply(placeholder)
+  else:
+    raise ValueError(f"create_placeholder_tensor: sharding must be an "
+                     f"xs.ShardingSpec or _XLAC.OpSharding, got "
+                     f"{type(sharding).__name__}")
+  return placeholder
