@@ -6,6 +6,34 @@
 #include "absl/strings/str_cat.h"
 
 namespace torch_xla::spmd {
+namespace {
+
+// The byte offset of `box` in the dense array when the box is one
+// contiguous run (it cuts only the outermost dimension it does not take
+// whole); -1 otherwise.
+int64_t ContiguousBoxOffset(const Shape& shape, const ShardBox& box) {
+  int64_t first_cut = -1;  // outermost dimension the box does not span
+  for (int64_t i = 0; i < shape.rank(); ++i) {
+    if (box.size[i] != shape.dims[i]) {
+      first_cut = i;
+      break;
+    }
+  }
+  if (first_cut < 0) return 0;
+  for (int64_t i = 0; i < first_cut; ++i) {
+    if (box.size[i] != 1) return -1;
+  }
+  for (int64_t i = first_cut + 1; i < shape.rank(); ++i) {
+    if (box.size[i] != shape.dims[i]) return -1;
+  }
+  int64_t offset = 0;
+  for (int64_t i = 0; i < shape.rank(); ++i) {
+    offset = offset * shape.dims[i] + box.start[i];
+  }
+  return offset * DTypeByteSize(shape.dtype);
+}
+
+}  // namespace
 
 absl::StatusOr<std::vector<runtime::BufferPtr>> TransferShards(
     runtime::Client* client, const uint8_t* dense, const Shape& shape,
@@ -18,8 +46,13 @@ absl::StatusOr<std::vector<runtime::BufferPtr>> TransferShards(
     std::vector<uint8_t> shard;
     const uint8_t* bytes = dense;
     if (!sharding.is_replicated()) {
-      shard = ExtractBox(dense, shape, boxes[d]);
-      bytes = shard.data();
+      int64_t offset = ContiguousBoxOffset(shape, boxes[d]);
+      if (offset >= 0) {
+        bytes = dense + offset;  // a run of whole rows: no copy
+      } else {
+        shard = ExtractBox(dense, shape, boxes[d]);
+        bytes = shard.data();
+      }
     }
     absl::StatusOr<runtime::BufferPtr> buffer =
         client->TransferToDevice(bytes, shard_shape, static_cast<int>(d));
@@ -44,6 +77,13 @@ absl::Status GatherShards(runtime::Client* client,
   std::vector<uint8_t> shard(shard_shape.byte_size());
   for (size_t d = 0; d < buffers.size(); ++d) {
     if (!copied.insert(boxes[d].start).second) continue;
+    const int64_t offset = ContiguousBoxOffset(shape, boxes[d]);
+    if (offset >= 0) {  // whole rows: straight into place
+      absl::Status status = client->TransferFromDevice(
+          *buffers[d], dst + offset, shard_shape.byte_size());
+      if (!status.ok()) return status;
+      continue;
+    }
     absl::Status status = client->TransferFromDevice(
         *buffers[d], shard.data(), static_cast<int64_t>(shard.size()));
     if (!status.ok()) return status;

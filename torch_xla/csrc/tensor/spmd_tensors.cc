@@ -22,15 +22,23 @@ absl::Status CheckSpmd(absl::string_view what) {
       "XLA_USE_SPMD=1) before creating XLA tensors"));
 }
 
-// The tensor's global value on the host.
-absl::StatusOr<std::vector<uint8_t>> HostCopy(const XlaTensorPtr& tensor) {
+// Splits the tensor's global value over the devices: host data straight
+// from its bytes, device data through a host copy.
+absl::StatusOr<std::shared_ptr<DeviceData>> Reshard(const XlaTensorPtr& tensor,
+                                                   ShardingPtr sharding) {
   if (tensor->state() == TensorState::kHostData) {
-    return static_cast<const HostData&>(*tensor->data()).DenseBytes();
+    const auto& host = static_cast<const HostData&>(*tensor->data());
+    if (!host.is_fill()) {
+      return ShardHostArray(host.bytes().data(), tensor->shape(),
+                            std::move(sharding));
+    }
+    std::vector<uint8_t> dense = host.DenseBytes();
+    return ShardHostArray(dense.data(), tensor->shape(), std::move(sharding));
   }
   std::vector<uint8_t> bytes(tensor->shape().byte_size());
   TXLA_RETURN_IF_ERROR(TensorToHost(tensor, bytes.data(),
                                     static_cast<int64_t>(bytes.size())));
-  return bytes;
+  return ShardHostArray(bytes.data(), tensor->shape(), std::move(sharding));
 }
 
 }  // namespace
@@ -88,10 +96,8 @@ absl::Status MarkSharding(const XlaTensorPtr& tensor, ShardingPtr sharding) {
     case TensorState::kHostData:
       break;
   }
-  TXLA_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, HostCopy(tensor));
-  TXLA_ASSIGN_OR_RETURN(
-      std::shared_ptr<DeviceData> sharded,
-      ShardHostArray(bytes.data(), tensor->shape(), std::move(sharding)));
+  TXLA_ASSIGN_OR_RETURN(std::shared_ptr<DeviceData> sharded,
+                        Reshard(tensor, std::move(sharding)));
   sharded->set_owner_alias_id(tensor->alias_id());
   return tensor->SetData(std::move(sharded));
 }
@@ -115,7 +121,9 @@ absl::Status ClearSharding(const XlaTensorPtr& tensor) {
       break;
   }
   if (tensor->sharding() == nullptr) return absl::OkStatus();
-  TXLA_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, HostCopy(tensor));
+  std::vector<uint8_t> bytes(tensor->shape().byte_size());
+  TXLA_RETURN_IF_ERROR(TensorToHost(tensor, bytes.data(),
+                                    static_cast<int64_t>(bytes.size())));
   return tensor->SetData(
       std::make_shared<HostData>(tensor->shape(), std::move(bytes)));
 }
