@@ -327,23 +327,9 @@ absl::Status ExecuteGroup(SyncGroup& group, bool donate,
   // (mark_sharding, or an in-place update of sharded data) keep it.
   const bool spmd = spmd::IsSpmd();
   if (spmd) {
-    std::vector<ShardingPtr> result_shardings(group.results.size());
-    for (size_t t = 0; t < group.tensors.size(); ++t) {
-      ShardingPtr sharding = group.tensors[t]->sharding();
-      if (sharding != nullptr) {
-        result_shardings[group.result_of_tensor[t]] = std::move(sharding);
-      }
-    }
-    // A result that reuses a parameter's buffers keeps its layout.
-    static const ShardingPtr kReplicated =
-        std::make_shared<const Sharding>(Sharding::Replicated());
-    for (const auto& [parameter, result] : donation.aliases) {
-      if (result_shardings[result] == nullptr) {
-        const ShardingPtr& sharding = context.parameters()[parameter]->sharding();
-        result_shardings[result] = sharding != nullptr ? sharding : kReplicated;
-      }
-    }
-    TXLA_RETURN_IF_ERROR(StateShardings(context, result_shardings));
+    TXLA_RETURN_IF_ERROR(StateShardings(
+        context, ResultShardings(context, group.tensors,
+                                 group.result_of_tensor, donation.aliases)));
   }
 
   // The context's hash covers the graph, its aliases, donors and shardings.
@@ -412,14 +398,7 @@ absl::Status ExecuteGroup(SyncGroup& group, bool donate,
     absl::Status status = tensor->SetData(result);
     if (!status.ok()) return status;
   }
-  // Host values uploaded replicated stay on the devices.
-  if (!placed.empty()) {
-    for (const XlaTensorPtr& tensor : LiveTensors()) {
-      if (tensor->state() != TensorState::kHostData) continue;
-      auto it = placed.find(tensor->data()->id());
-      if (it != placed.end()) TXLA_RETURN_IF_ERROR(tensor->SetData(it->second));
-    }
-  }
+  TXLA_RETURN_IF_ERROR(KeepPlacedHostData(placed));
   for (const XlaTensorPtr& donor : donation.donor_tensors) donor->MarkDeleted();
   return absl::OkStatus();
 }

@@ -12,6 +12,26 @@ namespace torch_xla {
 using runtime::BufferPtr;
 using runtime::Client;
 
+std::vector<ShardingPtr> ResultShardings(
+    const LoweringContext& context, absl::Span<const XlaTensorPtr> tensors,
+    absl::Span<const int64_t> result_of_tensor,
+    absl::Span<const std::pair<int64_t, int64_t>> aliases) {
+  static const ShardingPtr kReplicated =
+      std::make_shared<const Sharding>(Sharding::Replicated());
+  std::vector<ShardingPtr> shardings(context.results().size());
+  for (size_t t = 0; t < tensors.size(); ++t) {
+    if (ShardingPtr sharding = tensors[t]->sharding(); sharding != nullptr) {
+      shardings[result_of_tensor[t]] = std::move(sharding);
+    }
+  }
+  for (const auto& [parameter, result] : aliases) {
+    if (shardings[result] != nullptr) continue;
+    const ShardingPtr& sharding = context.parameters()[parameter]->sharding();
+    shardings[result] = sharding != nullptr ? sharding : kReplicated;
+  }
+  return shardings;
+}
+
 absl::Status StateShardings(LoweringContext& context,
                             absl::Span<const ShardingPtr> result_shardings) {
   const std::string replicated = Sharding::Replicated().ToString();
@@ -128,6 +148,17 @@ absl::StatusOr<std::vector<std::vector<BufferPtr>>> SpmdArguments(
     }
   }
   return arguments;
+}
+
+absl::Status KeepPlacedHostData(
+    const std::unordered_map<int64_t, std::shared_ptr<DeviceData>>& placed) {
+  if (placed.empty()) return absl::OkStatus();
+  for (const XlaTensorPtr& tensor : LiveTensors()) {
+    if (tensor->state() != TensorState::kHostData) continue;
+    auto it = placed.find(tensor->data()->id());
+    if (it != placed.end()) TXLA_RETURN_IF_ERROR(tensor->SetData(it->second));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status ShardedDataToHost(const DeviceData& data, void* dst,

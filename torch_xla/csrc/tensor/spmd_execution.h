@@ -11,6 +11,7 @@
 #include <memory>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -18,8 +19,18 @@
 #include "torch_xla/csrc/lowering/lowering_context.h"
 #include "torch_xla/csrc/runtime/client.h"
 #include "torch_xla/csrc/tensor/device_data.h"
+#include "torch_xla/csrc/tensor/xla_tensor.h"
 
 namespace torch_xla {
+
+// The sharding each result must have: that of a tensor computing it
+// (mark_sharding, or an in-place update of sharded data), else for a result
+// that reuses a parameter's buffers (`aliases`: parameter, result) the
+// parameter's, replicated when it has none. Null: the partitioner chooses.
+std::vector<ShardingPtr> ResultShardings(
+    const LoweringContext& context, absl::Span<const XlaTensorPtr> tensors,
+    absl::Span<const int64_t> result_of_tensor,
+    absl::Span<const std::pair<int64_t, int64_t>> aliases);
 
 // Parameters without a sharding (host values, scalars) arrive replicated;
 // results get `result_shardings[r]` where it is not null.
@@ -48,6 +59,11 @@ absl::StatusOr<std::vector<std::vector<runtime::BufferPtr>>> SpmdArguments(
     runtime::Client* client, const LoweringContext& context,
     const std::unordered_set<int64_t>& taken_over,
     std::unordered_map<int64_t, std::shared_ptr<DeviceData>>* placed);
+
+// Live tensors holding host data that SpmdArguments placed take the
+// replicated device data instead.
+absl::Status KeepPlacedHostData(
+    const std::unordered_map<int64_t, std::shared_ptr<DeviceData>>& placed);
 
 // Copies sharded data's global value to `dst` (its byte size). Gathering a
 // split value counts ReplicateShardedData.
