@@ -16,7 +16,8 @@ mkdir -p "$TORCH_XLA_TESTDATA"
 
 # target:gtest filter of every test that compares with a golden.
 GOLDEN_TESTS=(
-  "lowering_test:GoldenTest.*:LoweringContextTest.*"
+  "lowering_golden_test:GoldenTest.*"
+  "lowering_context_test:LoweringContextTest.*"
   "placeholder_test:PlaceholderTest.MatmulChain*"
   "loop_staging_test:LoopStagingTest.WhileFromPlaceholder*:LoopStagingTest.AccumulationWhile*"
   "spmd_test:SpmdLoweringTest.*"

@@ -72,6 +72,49 @@ std::vector<T> Exec(const Value& value) {
   return Read<T>(XlaTensor::FromIr(value, 0));
 }
 
+// A host-data leaf (a scalar or fill sent when the graph runs).
+inline Value HostScalar(std::shared_ptr<HostData> data) {
+  return MakeDataNode(std::move(data));
+}
+
+// Runs several values as one graph (one SyncTensors); the tensors hold
+// device data afterwards.
+inline std::vector<XlaTensorPtr> SyncAll(const std::vector<Value>& values) {
+  std::vector<XlaTensorPtr> tensors;
+  for (const Value& v : values) tensors.push_back(XlaTensor::FromIr(v, 0));
+  absl::Status status = SyncTensors(tensors);
+  EXPECT_TRUE(status.ok()) << status;
+  for (const XlaTensorPtr& t : tensors) {
+    EXPECT_EQ(t->state(), TensorState::kDeviceData);
+  }
+  return tensors;
+}
+
+// n values k/4 with k pseudo-random in [-16, 16]: exact in f32 and bf16, and
+// so are their short sums and products.
+inline std::vector<float> Quarters(int64_t n, uint32_t seed) {
+  std::vector<float> v(n);
+  for (int64_t i = 0; i < n; ++i) {
+    seed = seed * 1664525u + 1013904223u;
+    v[i] = static_cast<float>(static_cast<int>((seed >> 16) % 33) - 16) / 4;
+  }
+  return v;
+}
+
+// x converted to `dtype` (a convert node).
+inline Value Convert(const Value& x, DType dtype) {
+  return Make(OpKind::kConvert, {x}, Attrs().Set("dtype", dtype));
+}
+
+// Row-major strides of `dims`.
+inline std::vector<int64_t> Strides(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> s(dims.size(), 1);
+  for (int64_t d = static_cast<int64_t>(dims.size()) - 2; d >= 0; --d) {
+    s[d] = s[d + 1] * dims[d + 1];
+  }
+  return s;
+}
+
 }  // namespace testing
 }  // namespace torch_xla
 

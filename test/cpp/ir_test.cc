@@ -1,8 +1,6 @@
 // Tests of the IR: node construction and its errors, sub-graphs, the
 // post-order walk, the graph hash, the IR dump, and long chains.
 
-#include <chrono>
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -461,57 +459,23 @@ Value Chain(Value x, int length) {
   return x;
 }
 
-double MsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(
-             std::chrono::steady_clock::now() - start)
-      .count();
-}
-
+// Timings of these chains and of node construction: benchmarks/ir_node_bench
+// (unit tests check results, not wall time).
 TEST(ChainTest, TenThousandNodeChainWalksAndHashes) {
-  auto t0 = std::chrono::steady_clock::now();
   Value root = Chain(Leaf(DType::kF32, {2, 3}), 10000);
-  double build_ms = MsSince(t0);
-  t0 = std::chrono::steady_clock::now();
   PostOrder order = ComputePostOrder({root});
-  double walk_ms = MsSince(t0);
-  t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(order.nodes.size(), 10001u);
+  EXPECT_EQ(order.nodes.back(), root.node.get());
   uint64_t h = GraphHash(order, {root});
-  double hash_ms = MsSince(t0);
-  EXPECT_EQ(order.nodes.size(), 10001u);
   EXPECT_EQ(h, GraphHash({Chain(Leaf(DType::kF32, {2, 3}), 10000)}));
-  std::printf("10k-node chain: build %.2f ms, walk %.2f ms, hash %.2f ms\n",
-              build_ms, walk_ms, hash_ms);
+  EXPECT_NE(h, GraphHash({Chain(Leaf(DType::kF32, {2, 3}), 9999)}));
 }
 
 TEST(ChainTest, MillionNodeChainIsDestroyedWithoutRecursion) {
   // A recursive teardown would need ~1M stack frames here and crash.
   Value root = Chain(Leaf(DType::kF32, {}), 1000000);
-  auto t0 = std::chrono::steady_clock::now();
   root = Value();
-  std::printf("1M-node chain teardown: %.1f ms\n", MsSince(t0));
-}
-
-TEST(ChainTest, NodeConstructionCost) {
-  NodePtr x = Leaf(DType::kF32, {128, 256});
-  NodePtr y = Leaf(DType::kF32, {128, 256});
-  constexpr int kIters = 200000;
-  std::vector<NodePtr> keep;
-  keep.reserve(kIters);
-  auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < kIters; ++i) {
-    keep.push_back(Ok(MakeBinary(OpKind::kAdd, x, y)));
-  }
-  double add_ns = MsSince(t0) * 1e6 / kIters;
-  keep.clear();
-  t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < kIters; ++i) {
-    keep.push_back(Ok(MakeNode(OpKind::kTranspose, {x},
-                               Attrs().Set("permutation", Dims{1, 0}))));
-  }
-  double transpose_ns = MsSince(t0) * 1e6 / kIters;
-  std::printf("MakeNode: add %.0f ns/node, transpose (1 attr) %.0f ns/node\n",
-              add_ns, transpose_ns);
-  EXPECT_LT(add_ns, 5000);  // generous: the target is well under 1 us
+  EXPECT_FALSE(root);
 }
 
 }  // namespace

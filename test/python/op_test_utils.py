@@ -9,6 +9,7 @@ the outputs times a fixed random weighting), and asserts that nothing fell
 back to CPU (no `aten::` counter moved).
 """
 
+import pytest
 import torch
 from torch.utils._pytree import tree_flatten, tree_map
 
@@ -124,3 +125,12 @@ def random_tensor(shape, dtype=torch.float32):
   if dtype == torch.bool:
     return torch.randint(0, 2, shape).bool()
   return torch.randint(-5, 6, shape, dtype=dtype)
+
+
+def check_error(exc, pattern, fn, *inputs):
+  """fn raises `exc` matching `pattern` on CPU inputs and on the same inputs
+  moved to 'xla' (non-tensor arguments are passed as they are)."""
+  with pytest.raises(exc, match=pattern):
+    fn(*inputs)
+  with pytest.raises(exc, match=pattern):
+    fn(*[x.to(XLA) if isinstance(x, torch.Tensor) else x for x in inputs])

@@ -28,6 +28,14 @@ def from_host(cpu: torch.Tensor, device: int = 0) -> XlaTensor:
                                       device))
 
 
+def to_device(xt, device: int):
+  """The value of handle `xt` as a new handle on XLA device `device`, copied
+  device to device by PJRT (no host round trip; pending IR runs first on the
+  source device). Dtype conversions happen after, on the target device, as
+  for a same-device copy."""
+  return _XLAC._tensor_to_device(xt, device)
+
+
 def alias_of(x: XlaTensor) -> XlaTensor:
   """A new torch tensor sharing x's value (in-place updates are shared),
   with x's view metadata (strides too: composites like contiguous() read
@@ -60,11 +68,11 @@ def _to_copy(x, dtype=None, layout=None, device=None, pin_memory=None,
   if isinstance(x, XlaTensor):
     if not _is_xla_device(device):
       return to_host(x).to(dtype=dtype, device=device)
-    value = _ir.convert(xt_of(x), code_of(dtype))
+    value = xt_of(x)
     target = _device_index(device) if device is not None else x.device.index
     if target != x.device.index:
-      return from_host(to_host(x).to(dtype), target)
-    return wrap(_XLAC._clone(value))
+      value = to_device(value, target)
+    return wrap(_XLAC._clone(_ir.convert(value, code_of(dtype))))
   # A cpu tensor going to xla.
   return from_host(x.to(dtype), _device_index(device))
 
@@ -92,10 +100,9 @@ def copy_(dst, src, non_blocking=False):
   code = code_of(dst.dtype)
   device = dst.device.index
   if isinstance(src, XlaTensor):
+    value = xt_of(src)
     if src.device.index != device:
-      value = xt_of(from_host(to_host(src), device))
-    else:
-      value = xt_of(src)
+      value = to_device(value, device)
   elif src.dim() == 0 and src.device.type == "cpu":
     value = scalar(src.item(), code, device)
   else:

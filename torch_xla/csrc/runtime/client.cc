@@ -218,6 +218,58 @@ absl::Status Client::TransferFromDevice(const Buffer& buffer, void* dst,
   return done;
 }
 
+absl::StatusOr<BufferPtr> Client::CopyToDevice(const Buffer& buffer,
+                                               int ordinal) {
+  static metrics::Metric* time = metrics::GetMetric(
+      "TransferDeviceToDeviceTime", metrics::Metric::Unit::kNanoseconds);
+  metrics::ScopedTimer timer(time);
+  const std::string what =
+      absl::StrCat("copy of a ", buffer.shape().ToString(), " buffer from ",
+                   platform_name_, " device ", buffer.device_ordinal(),
+                   " to device ", ordinal);
+  absl::StatusOr<const Device*> device = GetDevice(ordinal);
+  if (!device.ok()) {
+    return absl::Status(device.status().code(),
+                        absl::StrCat(what, ": ", device.status().message()));
+  }
+  if (ordinal == buffer.device_ordinal()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": the buffer is already there (share it instead of copying)"));
+  }
+  if (buffer.IsDeleted()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        what, ": the buffer was deleted or donated to a computation"));
+  }
+  absl::Status ready = buffer.AwaitReady();
+  if (!ready.ok()) return ready;
+  auto args = PJRT_ARGS(PJRT_Buffer_CopyToDevice);
+  args.buffer = buffer.handle();
+  args.dst_device = (*device)->handle;
+  PJRT_RETURN_IF_ERROR(api_, PJRT_Buffer_CopyToDevice, args);
+  OwnedBuffer owned(args.dst_buffer, BufferDeleter{api_});
+  // The copy runs asynchronously: wait for the new buffer to be defined, so
+  // that it is ready when made, like a host transfer's.
+  auto event = PJRT_ARGS(PJRT_Buffer_ReadyEvent);
+  event.buffer = owned.get();
+  PJRT_RETURN_IF_ERROR(api_, PJRT_Buffer_ReadyEvent, event);
+  absl::Status done = AwaitEvent(api_, event.event, what);
+  if (!done.ok()) return done;
+  return std::make_shared<Buffer>(api_, std::move(owned), buffer.shape(),
+                                  ordinal);
+}
+
+absl::StatusOr<int> Client::DeviceOrdinalOf(const Buffer& buffer) const {
+  auto args = PJRT_ARGS(PJRT_Buffer_Device);
+  args.buffer = buffer.handle();
+  PJRT_RETURN_IF_ERROR(api_, PJRT_Buffer_Device, args);
+  for (const Device& device : devices_) {
+    if (device.handle == args.device) return device.ordinal;
+  }
+  return absl::NotFoundError(absl::StrCat(
+      "the ", buffer.shape().ToString(),
+      " buffer is on a device this process cannot address"));
+}
+
 absl::StatusOr<ExecutablePtr> Client::Compile(absl::string_view mlir_text,
                                               const CompileSpec& spec) {
   static metrics::Metric* time =

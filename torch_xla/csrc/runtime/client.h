@@ -172,6 +172,14 @@ class Client {
   // execution computing it (if any) has finished.
   absl::Status TransferFromDevice(const Buffer& buffer, void* dst,
                                   int64_t dst_size);
+  // Copies a buffer to another device of this client directly (PJRT
+  // CopyToDevice: no host round trip), once the execution computing it (if
+  // any) has finished. Returns when the copy is complete. Counted in the
+  // TransferDeviceToDeviceTime metric, not in the host transfer metrics.
+  absl::StatusOr<BufferPtr> CopyToDevice(const Buffer& buffer, int ordinal);
+  // The ordinal of the device PJRT says holds `buffer` (not our bookkeeping:
+  // tests use it to check where computations and copies really put data).
+  absl::StatusOr<int> DeviceOrdinalOf(const Buffer& buffer) const;
 
   absl::StatusOr<ExecutablePtr> Compile(absl::string_view mlir_text,
                                         const CompileSpec& spec);
