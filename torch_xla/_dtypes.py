@@ -1,23 +1,36 @@
-"""torch dtypes <-> the C++ core's DType codes (torch_xla/csrc/ir/shape.h)."""
+"""torch dtypes <-> the C++ core's DType codes (torch_xla/csrc/ir/shape.h).
+
+The order of the codes is the C++ core's (`_XLAC._dtype_names()`); this file
+only says which torch dtype each element type name is.
+"""
 
 import torch
 
-# Order matches the C++ enum DType.
-_TORCH_DTYPES = (
-    torch.float32,
-    torch.float64,
-    torch.bfloat16,
-    torch.float16,
-    torch.int64,
-    torch.int32,
-    torch.int16,
-    torch.int8,
-    torch.uint8,
-    torch.bool,
-    torch.uint32,
-    torch.uint64,
-)
-_CODES = {dtype: code for code, dtype in enumerate(_TORCH_DTYPES)}
+from torch_xla import _XLAC
+
+# The core's element type names -> torch dtypes.
+_BY_NAME = {
+    "f32": torch.float32,
+    "f64": torch.float64,
+    "bf16": torch.bfloat16,
+    "f16": torch.float16,
+    "s64": torch.int64,
+    "s32": torch.int32,
+    "s16": torch.int16,
+    "s8": torch.int8,
+    "u8": torch.uint8,
+    "pred": torch.bool,
+    "u32": torch.uint32,
+    "u64": torch.uint64,
+}
+
+# Element type names by DType code, as the core numbers them.
+NAMES = tuple(_XLAC._dtype_names())
+# torch dtypes by DType code.
+TORCH_DTYPES = tuple(_BY_NAME[name] for name in NAMES)
+_CODES = {dtype: code for code, dtype in enumerate(TORCH_DTYPES)}
+# DType code by element type name ("f32" -> 0).
+CODE_OF_NAME = {name: code for code, name in enumerate(NAMES)}
 
 
 def to_code(dtype: torch.dtype) -> int:
@@ -27,11 +40,11 @@ def to_code(dtype: torch.dtype) -> int:
   except KeyError:
     raise TypeError(
         f"dtype {dtype} is not supported on the XLA device; supported: "
-        f"{', '.join(str(d) for d in _TORCH_DTYPES)}") from None
+        f"{', '.join(str(d) for d in TORCH_DTYPES)}") from None
 
 
 def from_code(code: int) -> torch.dtype:
-  return _TORCH_DTYPES[code]
+  return TORCH_DTYPES[code]
 
 
 # c10's names for the dtypes, which eager's error messages use.

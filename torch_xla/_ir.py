@@ -1,6 +1,6 @@
 """Thin Python builders over the C++ IR (torch_xla/csrc/ir).
 
-Everything here works on C++ tensor handles (_XLAC.XlaTensor), never on
+Everything here works on C++ tensor handles (_XLAC.TensorHandle), never on
 torch tensors: the ATen rules in torch_xla/_ops unwrap their arguments, build
 IR with these helpers and wrap the result once. Op and attribute names are
 the C++ rule table's (see ir/*_shape_rules.cc).
@@ -13,26 +13,17 @@ from torch_xla import _XLAC, _dtypes
 _op = _XLAC._op
 _op_multi = _XLAC._op_multi
 
-K = {
-    name: _XLAC._op_kind(name) for name in (
-        "constant", "iota", "abs", "negate", "exponential",
-        "exponential_minus_one", "log", "log_plus_one", "sqrt", "rsqrt",
-        "cbrt", "sine", "cosine", "tan", "tanh", "logistic", "floor", "ceil",
-        "round_nearest_even", "sign", "not", "is_finite", "erf", "add",
-        "subtract", "multiply", "divide", "remainder", "power", "maximum",
-        "minimum", "atan2", "and", "or", "xor", "shift_left",
-        "shift_right_arithmetic", "shift_right_logical", "compare", "select",
-        "clamp", "convert", "bitcast_convert", "broadcast_in_dim", "reshape",
-        "transpose", "reverse", "slice", "dynamic_slice",
-        "dynamic_update_slice", "concatenate", "pad", "dot_general", "reduce",
-        "gather", "scatter", "sort", "convolution", "reduce_window",
-        "select_and_scatter", "rng_bit_generator", "optimization_barrier")
-}
+# Op kind codes by name, as the core numbers them (ir/op_kind.h).
+K = {name: code for code, name in enumerate(_XLAC._op_kind_names())}
 
 # _XLAC.DType members by code (attribute values must be the enum).
-DT = [_XLAC.DType(code) for code in range(12)]
+DT = [_XLAC.DType(code) for code in range(len(_dtypes.NAMES))]
 
-F32, F64, BF16, F16, S64, S32, S16, S8, U8, PRED, U32, U64 = range(12)
+# DType codes by the core's element type names.
+_C = _dtypes.CODE_OF_NAME
+F32, F64, BF16, F16 = _C["f32"], _C["f64"], _C["bf16"], _C["f16"]
+S64, S32, S16, S8 = _C["s64"], _C["s32"], _C["s16"], _C["s8"]
+U8, PRED, U32, U64 = _C["u8"], _C["pred"], _C["u32"], _C["u64"]
 FLOAT_CODES = frozenset((F32, F64, BF16, F16))
 
 
@@ -97,25 +88,9 @@ def broadcast_in_dim(x, shape, broadcast_dims):
 
 
 def broadcast_to(x, shape):
-  """Numpy-style broadcast of x to `shape` (trailing dimensions align)."""
-  shape = list(shape)
-  xd = x.dims
-  if xd == shape:
-    return x
-  offset = len(shape) - len(xd)
-  if offset < 0:
-    raise RuntimeError(f"cannot broadcast {x.shape} to {shape}")
-  # Size-1 dimensions that must grow are dropped first (broadcast_in_dim
-  # maps dims one to one), so reshape them away.
-  keep = [i for i, d in enumerate(xd) if d == shape[i + offset]]
-  for i, d in enumerate(xd):
-    if d != shape[i + offset] and d != 1:
-      raise RuntimeError(
-          f"the size of dimension {i} ({d}) of {x.shape} does not match "
-          f"{shape[i + offset]} in the target shape {shape}")
-  if len(keep) != len(xd):
-    x = reshape(x, [xd[i] for i in keep])
-  return broadcast_in_dim(x, shape, [i + offset for i in keep])
+  """Numpy-style broadcast of x to `shape` (trailing dimensions align); x
+  itself when nothing changes."""
+  return _XLAC._broadcast_to(x, list(shape))
 
 
 def reshape(x, shape):

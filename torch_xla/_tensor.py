@@ -5,10 +5,19 @@ High level design
 Every 'xla' tensor is a `XlaTensor` (this file) holding `_xt`, a handle to the
 C++ tensor (torch_xla/csrc/tensor/xla_tensor.h) that owns the tensor ID, alias
 ID and state. PyTorch's autograd runs above the subclass; ATen ops reaching
-`__torch_dispatch__` go to a C++ fast rule for the hottest ops
-(torch_xla/csrc/python/fast_rules.cc), else to the rule registry
-(torch_xla/_ops), which builds IR through torch_xla/_ir.py. Nothing executes until a sync or a
-read of a value.
+`__torch_dispatch__` take one path, the C++ entry `_XLAC._torch_dispatch`
+(torch_xla/csrc/python/dispatch.cc): the op's C++ fast rule for the hottest
+ops (torch_xla/csrc/python/fast_*_rules.cc) when it applies, else the op's
+Python rule from the registry (torch_xla/_ops, registered once with
+`_XLAC._register_dispatch` by torch_xla/_ops/registry.py), else the
+registry's dispatch (out= variants, decompositions, CPU fallback). Rules
+build IR through torch_xla/_ir.py. Nothing executes until a sync or a read
+of a value.
+
+This module makes the one Python -> C++ hook: `_XLAC._register_python_types`
+hands the C++ bindings this tensor class and the torch dtypes by code, so
+C++ can create 'xla' tensors and read dtypes without importing private
+Python.
 
 Aliasing: tensors that share all of their data (detach, alias, in-place
 results) share the same `_xt`, so an in-place update through one is seen by
@@ -26,8 +35,8 @@ import torch
 
 from torch_xla import _XLAC, _dtypes
 
-# torch.device objects by ordinal, made once (the C++ wrapper reads this list
-# too); a client can have more devices, so use _device(i).
+# torch.device objects by ordinal, made once; a client can have more
+# devices, so use _device(i).
 _DEVICES = [torch.device("xla", i) for i in range(64)]
 
 
@@ -35,7 +44,7 @@ def _device(index: int) -> torch.device:
   return (_DEVICES[index] if 0 <= index < len(_DEVICES) else
           torch.device("xla", index))
 
-_from_code = _dtypes._TORCH_DTYPES
+_from_code = _dtypes.TORCH_DTYPES
 _make_wrapper = torch.Tensor._make_wrapper_subclass
 
 
@@ -57,12 +66,10 @@ class XlaTensor(torch.Tensor):
 
   __torch_function__ = torch._C._disabled_torch_function_impl
 
-  @classmethod
-  def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
-    # torch_xla._ops.registry replaces this with the C++ entry, which runs
-    # C++ fast rules for the most frequent ops and calls _python_dispatch
-    # for the rest (TORCH_XLA_FAST_RULES=0 keeps this one).
-    return _python_dispatch(func, args, kwargs)
+  # The one dispatch path (see the module docstring): C++ fast rule, else
+  # the op's Python rule, else the registry's dispatch. An op reaching it
+  # before torch_xla._ops registered its rules raises.
+  __torch_dispatch__ = classmethod(_XLAC._torch_dispatch)
 
   def __repr__(self, *, tensor_contents=None):
     # Eager's text for the value (reading it runs pending work), with this
@@ -94,17 +101,8 @@ def _from_cpu_for_unpickle(cpu, index):
   return cpu.to(torch.device("xla", index))
 
 
-_NO_KWARGS = {}
-_RULES = {}  # registry.RULES, installed by torch_xla._ops
-_dispatch = None  # registry.dispatch, installed by torch_xla._ops
-
-
-def _python_dispatch(func, args, kwargs):
-  # One dict lookup, then the op's rule; the registry handles the rest.
-  rule = _RULES.get(func)
-  if rule is not None:
-    return rule(*args, **kwargs) if kwargs else rule(*args)
-  return _dispatch(func, args, kwargs or _NO_KWARGS)
+_XLAC._register_python_types(tensor_class=XlaTensor,
+                             dtypes=_dtypes.TORCH_DTYPES)
 
 
 def wrap(xt) -> XlaTensor:

@@ -7,8 +7,11 @@ from torch_xla._ops import registry  # noqa: F401  (first: holds the table)
 from torch_xla._ops import copy_ops  # noqa: F401
 from torch_xla._ops import elementwise  # noqa: F401
 from torch_xla._ops import reductions, normalization, losses  # noqa: F401
-from torch_xla._ops import views, shape_ops, indexing  # noqa: F401
+from torch_xla._ops import views, storage_views, shape_ops  # noqa: F401
+from torch_xla._ops import index_util, advanced_indexing  # noqa: F401
+from torch_xla._ops import index_along_dim, gather_scatter  # noqa: F401
+from torch_xla._ops import masked_ops, embedding  # noqa: F401
 from torch_xla._ops import linalg, convolution, pooling  # noqa: F401
 from torch_xla._ops import random_ops, optim_ops  # noqa: F401
 
-registry.install()
+registry.register_dispatch()

@@ -6,7 +6,7 @@ from torch_xla import _XLAC, _dtypes, _ir
 from torch_xla._tensor import XlaTensor, xt_of
 
 code_of = _dtypes.to_code
-dtype_of_code = _dtypes._TORCH_DTYPES
+dtype_of_code = _dtypes.TORCH_DTYPES
 
 
 def scalar(value, code: int, device: int):
@@ -24,6 +24,12 @@ def literal(value, code: int, shape=(), device: int = 0):
   return _ir.constant(value, code, shape, device)
 
 
+def literal_like(value, code: int, like):
+  """A literal of element type `code` with the shape and device of the
+  handle `like`."""
+  return _ir.constant(value, code, like.dims, like.device)
+
+
 def device_of(*tensors) -> int:
   for t in tensors:
     if isinstance(t, XlaTensor):
@@ -32,16 +38,11 @@ def device_of(*tensors) -> int:
 
 
 def check_same_device(op_name, *tensors):
-  """Errors like eager's for a cpu tensor mixed into an xla op."""
+  """Errors like eager's for a cpu tensor mixed into an xla op (cpu 0-dim
+  tensors are allowed, as in eager). The text is the C++ core's."""
   for t in tensors:
-    if isinstance(t, torch.Tensor) and not isinstance(t, XlaTensor):
-      if t.dim() == 0 and t.device.type == "cpu":
-        continue  # cpu scalars are allowed, as in eager
-      where = f"{op_name}: " if op_name else ""
-      raise RuntimeError(
-          f"{where}Expected all tensors to be on the same device, but found "
-          f"at least two devices, xla:0 and {t.device}! Move the tensor with "
-          f".to('xla') first")
+    if isinstance(t, torch.Tensor) and type(t) is not XlaTensor:
+      _XLAC._check_same_device(op_name, t)
 
 
 def result_type(a, b) -> torch.dtype:
@@ -65,6 +66,7 @@ def result_type(a, b) -> torch.dtype:
 
 
 def broadcast_shapes(*shapes):
+  """Numpy broadcasting of shapes (C++: ir/shape_util.h), eager's errors."""
   first = shapes[0]
   if all(s == first for s in shapes):
     return list(first)

@@ -10,12 +10,7 @@ from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
 
 def to_host(x: XlaTensor) -> torch.Tensor:
   """The value of an 'xla' tensor as a new CPU tensor (runs pending IR)."""
-  out = torch.empty(tuple(x.shape), dtype=x.dtype)
-  xt = xt_of(x)
-  if out.numel() == 0:
-    return out
-  _XLAC._tensor_to_host(xt, out.data_ptr(), out.nbytes)
-  return out
+  return _XLAC._to_cpu_tensor(x)
 
 
 def from_host(cpu: torch.Tensor, device: int = 0) -> XlaTensor:

@@ -15,27 +15,12 @@ from torch_xla._ops._common import (binary_operands, broadcast_shapes,
                                     check_same_device,
                                     code_of, device_of, elementwise, literal,
                                     result_type, scalar)
-from torch_xla._ops.registry import aten, op
+from torch_xla._ops.registry import aten, inplace_rule, op
 from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
 
 
 def _float_type(dtype: torch.dtype) -> torch.dtype:
   return dtype if dtype.is_floating_point else torch.get_default_dtype()
-
-
-def _inplace(result_fn):
-  """An in-place rule from a functional one: x.op_(...) commits the result
-  (converted back to x's dtype, as eager does)."""
-
-  def rule(x, *args, **kwargs):
-    value = result_fn(x, *args, **kwargs)._xt
-    if value.dims != list(x.shape):
-      raise RuntimeError(
-          f"output with shape {list(x.shape)} doesn't match the broadcast "
-          f"shape {value.dims}")
-    return commit(x, _ir.convert(value, code_of(x.dtype)))
-
-  return rule
 
 
 def _inplace_binary(name):
@@ -282,7 +267,7 @@ for _functional, _overloads in (
     (lt, (aten.lt_.Tensor, aten.lt_.Scalar)),
     (gt, (aten.gt_.Tensor, aten.gt_.Scalar)),
 ):
-  op(*_overloads)(_inplace(_functional))
+  op(*_overloads)(inplace_rule(_functional))
 
 
 @op(aten.where.self, aten.where.ScalarSelf, aten.where.ScalarOther,
@@ -342,7 +327,7 @@ _UNARY = (
 )
 for _rule, _functional_overload, _inplace_overload in _UNARY:
   op(_functional_overload)(_rule)
-  op(_inplace_overload)(_inplace(_rule))
+  op(_inplace_overload)(inplace_rule(_rule))
 
 
 def _integer_identity_or(name):
@@ -405,7 +390,7 @@ def relu(x):
                                                 x.device.index)))
 
 
-op(aten.relu_.default)(_inplace(relu))
+op(aten.relu_.default)(inplace_rule(relu))
 
 
 @op(aten.threshold.default)
@@ -425,7 +410,7 @@ def silu(x):
   return wrap(_ir.binary("multiply", v, _ir.unary("logistic", v)))
 
 
-op(aten.silu_.default)(_inplace(silu))
+op(aten.silu_.default)(inplace_rule(silu))
 
 
 @op(aten.gelu.default)
@@ -490,6 +475,6 @@ def clamp_max(x, max):
   return _clamp(x, None, max)
 
 
-op(aten.clamp_.default, aten.clamp_.Tensor)(_inplace(clamp))
-op(aten.clamp_min_.default)(_inplace(clamp_min))
-op(aten.clamp_max_.default)(_inplace(clamp_max))
+op(aten.clamp_.default, aten.clamp_.Tensor)(inplace_rule(clamp))
+op(aten.clamp_min_.default)(inplace_rule(clamp_min))
+op(aten.clamp_max_.default)(inplace_rule(clamp_max))

@@ -20,6 +20,7 @@ import torch
 
 from torch_xla import _dtypes, _ir
 from torch_xla._ops._common import (broadcast_shapes, code_of, literal,
+                                    literal_like,
                                     scalar)
 from torch_xla._ops.reductions import acc_code
 from torch_xla._ops.registry import aten, op
@@ -27,10 +28,6 @@ from torch_xla._tensor import wrap, xt_of
 
 S64 = _ir.S64
 _NONE, _MEAN, _SUM = 0, 1, 2
-
-
-def _lit(value, code, like):
-  return literal(value, code, like.dims, like.device)
 
 
 def _acc_operands(*tensors):
@@ -51,7 +48,7 @@ def _reduce_loss(loss, reduction):
   total = _ir.reduce(loss, dims, "sum") if dims else loss
   if reduction == _MEAN:
     total = _ir.binary("divide", total,
-                       _lit(math.prod(loss.dims), total.dtype, total))
+                       literal_like(math.prod(loss.dims), total.dtype, total))
   return total
 
 
@@ -60,7 +57,7 @@ def _grad_scale(grad_output, reduction, like):
   count for mean."""
   g = _ir.broadcast_to(_ir.convert(xt_of(grad_output), like.dtype), like.dims)
   if reduction == _MEAN:
-    g = _ir.binary("divide", g, _lit(math.prod(like.dims), like.dtype, like))
+    g = _ir.binary("divide", g, literal_like(math.prod(like.dims), like.dtype, like))
   return g
 
 
@@ -114,9 +111,9 @@ def _nll_mask_and_weight(x, target, weight, ignore_index, acc):
     w = _ir.broadcast_in_dim(_ir.convert(xt_of(weight), acc), shape, [cd])
   else:
     w = literal(1, acc, shape, device)
-  w_t = _ir.reduce(_ir.select(onehot, w, _lit(0, acc, w)), [cd], "sum")
+  w_t = _ir.reduce(_ir.select(onehot, w, literal_like(0, acc, w)), [cd], "sum")
   ignored = _ir.compare(t, _scalar_like(ignore_index, t), "EQ")
-  w_t = _ir.select(ignored, _lit(0, acc, w_t), w_t)
+  w_t = _ir.select(ignored, literal_like(0, acc, w_t), w_t)
   return onehot, w_t, cd, rest
 
 
@@ -132,7 +129,7 @@ def _nll_forward(x, target, weight, reduction, ignore_index):
   onehot, w_t, cd, _ = _nll_mask_and_weight(x, target, weight, ignore_index,
                                             acc)
   v = _ir.convert(xt_of(x), acc)
-  picked = _ir.reduce(_ir.select(onehot, v, _lit(0, acc, v)), [cd], "sum")
+  picked = _ir.reduce(_ir.select(onehot, v, literal_like(0, acc, v)), [cd], "sum")
   loss = _ir.unary("negate", _ir.binary("multiply", picked, w_t))
   if reduction == _NONE:
     total_weight = literal(0, code, [], x.device.index)
@@ -203,7 +200,7 @@ def mse_loss(x, target, reduction=_MEAN):
 def mse_loss_backward(grad_output, x, target, reduction):
   (v, t), code = _acc_operands(x, target)
   d = _ir.binary("subtract", v, t)
-  two_d = _ir.binary("multiply", _lit(2, d.dtype, d), d)
+  two_d = _ir.binary("multiply", literal_like(2, d.dtype, d), d)
   return wrap(
       _ir.convert(
           _ir.binary("multiply", two_d, _grad_scale(grad_output, reduction,
@@ -226,7 +223,7 @@ def smooth_l1_loss(x, target, reduction=_MEAN, beta=1.0):
   if beta == 0:
     return wrap(_ir.convert(_reduce_loss(a, reduction), code))
   beta_ = _scalar_like(beta, a)
-  half = _lit(0.5, a.dtype, a)
+  half = literal_like(0.5, a.dtype, a)
   quadratic = _ir.binary(
       "divide", _ir.binary("multiply", half, _ir.binary("multiply", a, a)),
       beta_)
@@ -259,7 +256,7 @@ def huber_loss(x, target, reduction=_MEAN, delta=1.0):
                        "delta.")
   d, a, code = _abs_diff(x, target)
   delta_ = _scalar_like(delta, a)
-  half = _lit(0.5, a.dtype, a)
+  half = literal_like(0.5, a.dtype, a)
   quadratic = _ir.binary("multiply", half, _ir.binary("multiply", a, a))
   linear = _ir.binary(
       "multiply", delta_,
@@ -287,7 +284,7 @@ def huber_loss_backward(grad_output, x, target, reduction, delta):
 
 def _log_sigmoid(v):
   """log(sigmoid(v)) = min(v, 0) - log1p(exp(-|v|)), stable for any v."""
-  zero = _lit(0, v.dtype, v)
+  zero = literal_like(0, v.dtype, v)
   return _ir.binary(
       "subtract", _ir.binary("minimum", v, zero),
       _ir.unary("log_plus_one",
@@ -303,7 +300,7 @@ def binary_cross_entropy_with_logits(x, target, weight=None, pos_weight=None,
   extra = [p for p in (weight, pos_weight) if p is not None]
   values, code = _acc_operands(x, target, *extra)
   v, t = values[0], values[1]
-  one = _lit(1, v.dtype, v)
+  one = literal_like(1, v.dtype, v)
   log_sig = _log_sigmoid(v)
   if pos_weight is not None:
     pw = values[-1]
@@ -335,8 +332,8 @@ def binary_cross_entropy(x, target, weight=None, reduction=_MEAN):
   extra = [weight] if weight is not None else []
   values, code = _acc_operands(x, target, *extra)
   v, t = values[0], values[1]
-  one = _lit(1, v.dtype, v)
-  floor = _lit(_BCE_LOG_FLOOR, v.dtype, v)
+  one = literal_like(1, v.dtype, v)
+  floor = literal_like(_BCE_LOG_FLOOR, v.dtype, v)
   log_p = _ir.binary("maximum", _ir.unary("log", v), floor)
   log_q = _ir.binary("maximum",
                      _ir.unary("log", _ir.binary("subtract", one, v)), floor)
@@ -357,10 +354,10 @@ def binary_cross_entropy_backward(grad_output, x, target, weight=None,
   extra = [weight] if weight is not None else []
   values, code = _acc_operands(x, target, *extra)
   v, t = values[0], values[1]
-  one = _lit(1, v.dtype, v)
+  one = literal_like(1, v.dtype, v)
   denominator = _ir.binary(
       "maximum", _ir.binary("multiply", _ir.binary("subtract", one, v), v),
-      _lit(_BCE_EPSILON, v.dtype, v))
+      literal_like(_BCE_EPSILON, v.dtype, v))
   grad = _ir.binary("divide", _ir.binary("subtract", v, t), denominator)
   if weight is not None:
     grad = _ir.binary("multiply", grad, values[2])

@@ -13,15 +13,11 @@ import math
 import torch
 
 from torch_xla import _XLAC, _ir
-from torch_xla._ops._common import canonical_dim, code_of, literal, scalar
+from torch_xla._ops._common import (canonical_dim, code_of, literal,
+                                    literal_like, scalar)
 from torch_xla._ops.reductions import acc_code, keep_dims, reduce_extreme
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import commit, wrap, xt_of
-
-
-def _lit(value, code, like):
-  """A literal with the shape and device of the handle `like`."""
-  return literal(value, code, like.dims, like.device)
 
 
 def _bin(name, a, b):
@@ -48,7 +44,7 @@ def _sum_into(v, dims):
 def _mean_into(v, dims):
   count = math.prod(v.dims[d] for d in dims)
   total = _sum_into(v, dims)
-  return _ir.binary("divide", total, _lit(count, v.dtype, total))
+  return _ir.binary("divide", total, literal_like(count, v.dtype, total))
 
 
 # ---------------------------------------------------------------------------
@@ -94,12 +90,12 @@ def safe_softmax(x, dim, dtype=None):
   out = xt_of(softmax(x, dim))
   v = xt_of(x)
   dims = _softmax_dims(x, dim)
-  masked = _ir.compare(v, _lit(-math.inf, v.dtype, v), "EQ")
+  masked = _ir.compare(v, literal_like(-math.inf, v.dtype, v), "EQ")
   if dims:
     masked = _ir.reshape(_ir.reduce(masked, dims, "and"),
                          keep_dims(v.dims, dims))
   masked = _ir.broadcast_to(masked, v.dims)
-  return wrap(_ir.select(masked, _lit(0, out.dtype, out), out))
+  return wrap(_ir.select(masked, literal_like(0, out.dtype, out), out))
 
 
 def _backward_operands(grad, output, input_dtype):
@@ -310,12 +306,12 @@ def _batch_norm(x, weight, bias, running_mean, running_var, training,
   if training:
     count = math.prod(shape[d] for d in reduce_dims)
     mean = _ir.reduce(v, reduce_dims, "sum")
-    mean = _ir.binary("divide", mean, _lit(count, acc, mean))
+    mean = _ir.binary("divide", mean, literal_like(count, acc, mean))
     centered = _ir.binary("subtract", v,
                           _ir.broadcast_in_dim(mean, shape, [1]))
     var = _ir.reduce(_ir.binary("multiply", centered, centered), reduce_dims,
                      "sum")
-    var = _ir.binary("divide", var, _lit(count, acc, var))
+    var = _ir.binary("divide", var, literal_like(count, acc, var))
     invstd = _ir.unary("rsqrt", _bin("add", var, eps_))
     if running_mean is not None:
       m = _ir.broadcast_to(scalar(momentum, acc, device), mean.dims)
@@ -328,7 +324,7 @@ def _batch_norm(x, weight, bias, running_mean, running_var, training,
       m = _ir.broadcast_to(scalar(momentum, acc, device), var.dims)
       keep = _ir.broadcast_to(scalar(1 - momentum, acc, device), var.dims)
       unbias = count / (count - 1) if count > 1 else math.inf
-      unbiased = _ir.binary("multiply", var, _lit(unbias, acc, var))
+      unbiased = _ir.binary("multiply", var, literal_like(unbias, acc, var))
       old = _ir.convert(xt_of(running_var), acc)
       new_var = _ir.binary("add", _ir.binary("multiply", keep, old),
                            _ir.binary("multiply", m, unbiased))

@@ -36,6 +36,7 @@ import torch
 
 from torch_xla import _XLAC, _ir
 from torch_xla._ops._common import code_of, literal, scalar
+from torch_xla._ops.reductions import sort_along
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import commit, wrap, xt_of
 
@@ -596,8 +597,7 @@ def randperm_value(n, code, device, generator=None):
   # Stable, so equal keys keep index order: the same permutation as sorting
   # (key << 32 | index).
   keys = random_bits([n], _ir.U32, device, generator)
-  index = _ir.iota(_ir.S64, [n], 0, device)
-  return _ir.convert(_ir.sort([keys, index], 0)[1], code)
+  return _ir.convert(sort_along(keys, 0, descending=False)[1], code)
 
 
 @op(aten.randperm.generator_out)

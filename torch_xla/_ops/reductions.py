@@ -21,9 +21,10 @@ import warnings
 import torch
 
 from torch_xla import _XLAC, _dtypes, _ir
-from torch_xla._ops._common import canonical_dim, code_of, literal, scalar
-from torch_xla._ops.registry import aten, op
-from torch_xla._tensor import commit, wrap, xt_of
+from torch_xla._ops._common import (canonical_dim, code_of, literal,
+                                    literal_like, scalar)
+from torch_xla._ops.registry import aten, inplace_rule, op
+from torch_xla._tensor import wrap, xt_of
 
 F32, S32, S64, PRED = _ir.F32, _ir.S32, _ir.S64, _ir.PRED
 _HALF_CODES = (_ir.BF16, _ir.F16)
@@ -31,11 +32,6 @@ _HALF_CODES = (_ir.BF16, _ir.F16)
 
 # ---------------------------------------------------------------------------
 # Helpers on handles.
-
-
-def _lit(value, code, like):
-  """A literal with the shape and device of the handle `like`."""
-  return literal(value, code, like.dims, like.device)
 
 
 def acc_code(code: int) -> int:
@@ -84,7 +80,7 @@ def reduce_extreme(v, dims, kind: str, keepdim: bool = False):
   out = _reduce(v, dims, kind, keepdim)
   if v.dtype in _ir.FLOAT_CODES and dims:
     has_nan = _reduce(_ir.compare(v, v, "NE"), dims, "or", keepdim)
-    out = _ir.select(has_nan, _lit(math.nan, v.dtype, out), out)
+    out = _ir.select(has_nan, literal_like(math.nan, v.dtype, out), out)
   return out
 
 
@@ -96,7 +92,7 @@ def _first_index(v, extreme_kept, d: int):
   if v.dtype in _ir.FLOAT_CODES:
     hit = _ir.binary("or", hit, _ir.compare(v, v, "NE"))
   index = _ir.iota(S64, shape, d, v.device)
-  past_end = _lit(shape[d], S64, v)
+  past_end = literal_like(shape[d], S64, v)
   return _reduce(_ir.select(hit, index, past_end), [d], "min", True)
 
 
@@ -148,7 +144,7 @@ def _mean(x, dim, keepdim, dtype):
   dims = reduction_dims(dim, x.dim())
   count = math.prod(x.shape[d] for d in dims)
   total = _reduce(_ir.convert(xt_of(x), acc), dims, "sum", keepdim)
-  mean = _ir.binary("divide", total, _lit(count, acc, total))
+  mean = _ir.binary("divide", total, literal_like(count, acc, total))
   return wrap(_ir.convert(mean, code))
 
 
@@ -281,7 +277,7 @@ def _var_and_mean(name, x, dim, correction, keepdim):
   count = math.prod(x.shape[d] for d in dims)
   v = _ir.convert(xt_of(x), acc)
   total = _reduce(v, dims, "sum", True)
-  mean_kept = _ir.binary("divide", total, _lit(count, acc, total))
+  mean_kept = _ir.binary("divide", total, literal_like(count, acc, total))
   centered = _ir.binary("subtract", v, _ir.broadcast_to(mean_kept, v.dims))
   squares = _reduce(_ir.binary("multiply", centered, centered), dims, "sum",
                     keepdim)
@@ -329,7 +325,7 @@ def _truth(x):
   v = xt_of(x)
   if x.dtype == torch.bool:
     return v
-  return _ir.compare(v, _lit(0, v.dtype, v), "NE")
+  return _ir.compare(v, literal_like(0, v.dtype, v), "NE")
 
 
 def _any_all(kind):
@@ -373,7 +369,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     out = reduce_extreme(_ir.unary("abs", v), dims,
                          "max" if ord > 0 else "min", keepdim)
   elif ord == 0:
-    nonzero = _ir.compare(v, _lit(0, acc, v), "NE")
+    nonzero = _ir.compare(v, literal_like(0, acc, v), "NE")
     out = _reduce(_ir.convert(nonzero, acc), dims, "sum", keepdim)
   elif ord == 1:
     out = _reduce(_ir.unary("abs", v), dims, "sum", keepdim)
@@ -432,16 +428,8 @@ cumsum = op(aten.cumsum.default)(_cumulative("add"))
 cumprod = op(aten.cumprod.default)(_cumulative("multiply"))
 
 
-@op(aten.cumsum_.default)
-def cumsum_(x, dim, *, dtype=None):
-  return commit(x, _ir.convert(xt_of(cumsum(x, dim, dtype=dtype)),
-                               code_of(x.dtype)))
-
-
-@op(aten.cumprod_.default)
-def cumprod_(x, dim, *, dtype=None):
-  return commit(x, _ir.convert(xt_of(cumprod(x, dim, dtype=dtype)),
-                               code_of(x.dtype)))
+cumsum_ = op(aten.cumsum_.default)(inplace_rule(cumsum))
+cumprod_ = op(aten.cumprod_.default)(inplace_rule(cumprod))
 
 
 # ---------------------------------------------------------------------------
@@ -460,7 +448,7 @@ def logsumexp(x, dim, keepdim=False):
   # Subtract the max first; an infinite max (all -inf, or +inf) is replaced
   # by 0 so that inf - inf never makes a NaN that eager would not.
   m = reduce_extreme(v, dims, "max", keepdim=True)
-  m = _ir.select(_ir.unary("is_finite", m), m, _lit(0, acc, m))
+  m = _ir.select(_ir.unary("is_finite", m), m, literal_like(0, acc, m))
   shifted = _ir.unary("exponential",
                       _ir.binary("subtract", v, _ir.broadcast_to(m, v.dims)))
   total = _reduce(shifted, dims, "sum", keepdim)

@@ -44,6 +44,30 @@ def op(*overloads):
   return register
 
 
+def inplace_rule(functional):
+  """The in-place rule derived from an op's functional rule, the one way to
+  write one: x.op_(*args) commits op(x, *args), converted back to x's dtype
+  as eager does, into x (a view writes back into its root; x keeps its
+  tensor and alias IDs) and returns x. The result must have x's shape, as in
+  eager. Register it like any rule: `op(aten.tril_.default)(inplace_rule(
+  tril))`."""
+  from torch_xla import _ir
+  from torch_xla._dtypes import to_code
+  from torch_xla._tensor import commit
+
+  def rule(x, *args, **kwargs):
+    value = functional(x, *args, **kwargs)._xt
+    if value.dims != list(x.shape):
+      raise RuntimeError(
+          f"output with shape {list(x.shape)} doesn't match the broadcast "
+          f"shape {value.dims}")
+    return commit(x, _ir.convert(value, to_code(x.dtype)))
+
+  rule.__name__ = functional.__name__ + "_"
+  rule.__qualname__ = rule.__name__
+  return rule
+
+
 _decompositions = None
 
 
@@ -144,22 +168,20 @@ def _overload(qualified_name):
                  overload or "default")
 
 
-def install():
-  """Hooks the table into the 'xla' tensor (after every family registered)."""
-  from torch_xla import _tensor
-  _tensor._RULES = RULES
-  _tensor._dispatch = dispatch
-  if os.environ.get("TORCH_XLA_FAST_RULES", "1") == "0":
-    return
-  # C++ fast rules for the hottest ops; each declines unusual cases to the
-  # Python rule, which must exist.
-  overloads = {name: _overload(name) for name in _XLAC._fast_rule_names()}
-  missing = [name for name, o in overloads.items() if o not in RULES]
-  if missing:
-    raise RuntimeError(f"fast rules without a Python rule: {missing}")
-  _tensor.XlaTensor.__torch_dispatch__ = classmethod(
-      _XLAC._install_fast_rules(overloads, _tensor._python_dispatch))
-
+def register_dispatch():
+  """Hands this registry to the C++ dispatch entry (once, after every family
+  registered its rules): _XLAC._torch_dispatch then runs a C++ fast rule
+  where one applies, else the rule in RULES, else `dispatch`.
+  TORCH_XLA_FAST_RULES=0 registers no fast rule."""
+  fast_rules = {}
+  if os.environ.get("TORCH_XLA_FAST_RULES", "1") != "0":
+    # Each fast rule declines unusual cases to the op's Python rule, which
+    # must exist (_register_dispatch checks).
+    fast_rules = {
+        name: _overload(name) for name in _XLAC._fast_rule_names()
+    }
+  _XLAC._register_dispatch(rules=RULES, dispatch=dispatch,
+                           fast_rules=fast_rules)
 
 
 def cpu_fallback(func, args, kwargs):

@@ -12,11 +12,11 @@ import math
 import torch
 
 from torch_xla import _XLAC, _ir
-from torch_xla._ops import copy_ops, views
+from torch_xla._ops import copy_ops, storage_views, views
 from torch_xla._ops._common import (canonical_dim, check_same_device, code_of,
                                     literal, scalar)
-from torch_xla._ops.registry import aten, op
-from torch_xla._tensor import commit, wrap, xt_of
+from torch_xla._ops.registry import aten, inplace_rule, op
+from torch_xla._tensor import wrap, xt_of
 
 # Concatenation.
 
@@ -185,14 +185,8 @@ def triu(x, diagonal=0):
   return wrap(_triangle(x, diagonal, False))
 
 
-@op(aten.tril_.default)
-def tril_(x, diagonal=0):
-  return commit(x, _triangle(x, diagonal, True))
-
-
-@op(aten.triu_.default)
-def triu_(x, diagonal=0):
-  return commit(x, _triangle(x, diagonal, False))
+tril_ = op(aten.tril_.default)(inplace_rule(tril))
+triu_ = op(aten.triu_.default)(inplace_rule(triu))
 
 
 # Padding.
@@ -401,11 +395,11 @@ def select_scatter(x, src, dim, index):
 
 @op(aten.diagonal_scatter.default)
 def diagonal_scatter(x, src, offset=0, dim1=0, dim2=1):
-  d1, d2 = views.diagonal_dims(x, dim1, dim2)
+  d1, d2 = storage_views.diagonal_dims(x, dim1, dim2)
   v = xt_of(x)
-  expected = views.diagonal_value(v, offset, d1, d2).dims
+  expected = storage_views.diagonal_value(v, offset, d1, d2).dims
   value = _source(x, src, expected, "diagonal")
-  return wrap(_XLAC._clone(views.diagonal_update(v, value, offset, d1, d2)))
+  return wrap(_XLAC._clone(storage_views.diagonal_update(v, value, offset, d1, d2)))
 
 
 def _zeros(like, shape):
@@ -448,7 +442,7 @@ def diagonal_backward(grad, input_sizes, offset, dim1, dim2):
   shape = list(input_sizes)
   d1, d2 = canonical_dim(dim1, len(shape)), canonical_dim(dim2, len(shape))
   g = xt_of(grad)
-  return wrap(views.diagonal_update(_zeros(g, shape), g, offset, d1, d2))
+  return wrap(storage_views.diagonal_update(_zeros(g, shape), g, offset, d1, d2))
 
 
 # Factories that take a tensor (they reach __torch_dispatch__).

@@ -8,9 +8,12 @@ other view of that root re-derives through its forwards before its next use.
 Autograd replays view ops (XLA tensors have no as_strided), which calls
 these rules again on the replayed base.
 
+Views that address the root's storage (diagonal, as_strided, view(dtype))
+and the in-place view ops (x.t_()) are in storage_views.py.
+
 The most frequent views (view, t, transpose, permute, expand, unsqueeze,
 unit-step slice) usually take the C++ fast rules
-(torch_xla/csrc/python/fast_rules.cc) with C++ view steps; the rules here
+(torch_xla/csrc/python/fast_view_rules.cc) with C++ view steps; the rules here
 are the reference they must match (test/python/test_fast_rules.py) and run
 for every other case.
 
@@ -31,79 +34,22 @@ Two deliberate differences from eager:
 
 import math
 
-import torch
-
 from torch_xla import _XLAC, _ir
-from torch_xla._ops._common import canonical_dim, code_of, literal
+from torch_xla._ops._common import canonical_dim, literal
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import wrap, wrap_view, xt_of
 
-# Shared helpers (shape_ops and indexing use them too).
+# Shared helpers (shape_ops and the indexing rules use them too). The shape
+# arithmetic is the C++ core's (ir/shape_util.h), so the fast rules and these
+# rules agree by construction.
 
-
-def contiguous_strides(shape):
-  """Eager's strides for a contiguous tensor of this shape."""
-  strides = [1] * len(shape)
-  acc = 1
-  for i in range(len(shape) - 1, -1, -1):
-    strides[i] = acc
-    acc *= max(shape[i], 1)
-  return strides
-
-
-def infer_size(size, numel):
-  """`size` with one -1 resolved, checked against `numel` (as eager)."""
-  size = list(size)
-  infer = None
-  known = 1
-  for i, s in enumerate(size):
-    if s == -1:
-      if infer is not None:
-        raise RuntimeError("only one dimension can be inferred")
-      infer = i
-    elif s < 0:
-      raise RuntimeError(f"invalid shape dimension {s}")
-    else:
-      known *= s
-  if infer is None:
-    if known == numel:
-      return size
-  elif known == 0:
-    raise RuntimeError(
-        f"cannot reshape tensor of 0 elements into shape {size} because the "
-        f"unspecified dimension size -1 can be any value and is ambiguous")
-  elif numel % known == 0:
-    size[infer] = numel // known
-    return size
-  raise RuntimeError(f"shape '{size}' is invalid for input of size {numel}")
-
-
-def view_strides(old_shape, old_strides, new_shape):
-  """Eager's strides for viewing (old_shape, old_strides) as new_shape, or
-  contiguous strides where eager could not view it (see module doc)."""
-  if math.prod(old_shape) == 0 or not old_shape:
-    return contiguous_strides(new_shape)
-  new_strides = [0] * len(new_shape)
-  view_d = len(new_shape) - 1
-  base_stride = old_strides[-1]
-  tensor_numel = view_numel = 1
-  for d in range(len(old_shape) - 1, -1, -1):
-    tensor_numel *= old_shape[d]
-    if d == 0 or (old_shape[d - 1] != 1 and
-                  old_strides[d - 1] != tensor_numel * base_stride):
-      while view_d >= 0 and (view_numel < tensor_numel or
-                             new_shape[view_d] == 1):
-        new_strides[view_d] = view_numel * base_stride
-        view_numel *= new_shape[view_d]
-        view_d -= 1
-      if view_numel != tensor_numel:
-        return contiguous_strides(new_shape)
-      if d > 0:
-        base_stride = old_strides[d - 1]
-        tensor_numel = view_numel = 1
-  if view_d != -1:
-    return contiguous_strides(new_shape)
-  return new_strides
+contiguous_strides = _XLAC._contiguous_strides  # eager's contiguous strides
+infer_size = _XLAC._infer_size  # size with its -1 resolved; eager's errors
+# Eager's strides for viewing (shape, strides) as new_shape, or contiguous
+# strides where eager could not view it (see the module docstring).
+view_strides = _XLAC._view_strides
+# Eager's clamping of slice bounds (None, negative, past the end).
+clamp_slice = _XLAC._clamp_slice
 
 
 def index_scalar(value, device):
@@ -150,19 +96,6 @@ def slice_value(v, dim, start, end, step):
     strides = [1] * len(shape)
     strides[dim] = step
   return _ir.slice_(v, starts, limits, strides)
-
-
-def clamp_slice(size, start, end):
-  """Eager's clamping of slice bounds (None, negative, past the end)."""
-  start = 0 if start is None else start
-  end = size if end is None else end
-  if start < 0:
-    start += size
-  if end < 0:
-    end += size
-  start = min(max(start, 0), size)
-  end = min(max(end, start), size)
-  return start, end
 
 
 def _distinct(base_value, value):
@@ -475,203 +408,3 @@ def unbind(x, dim=0):
     raise IndexError("Dimension specified as 0 but tensor has no dimensions")
   d = canonical_dim(dim, rank)
   return [_select_view(x, d, i) for i in range(x.shape[d])]
-
-
-# Diagonals.
-
-
-def diagonal_geometry(shape, offset, d1, d2):
-  """(perm moving d1, d2 last, first row, first column, diagonal length)."""
-  perm = [i for i in range(len(shape)) if i not in (d1, d2)] + [d1, d2]
-  r0, c0 = max(-offset, 0), max(offset, 0)
-  length = max(min(shape[d1] - r0, shape[d2] - c0), 0)
-  return perm, r0, c0, length
-
-
-def diagonal_value(b, offset, d1, d2):
-  shape = b.dims
-  perm, r0, c0, n = diagonal_geometry(shape, offset, d1, d2)
-  if n == 0:
-    r0 = c0 = 0  # an empty diagonal: keep the (empty) slice in bounds
-  v = _ir.transpose(b, perm)
-  batch = v.dims[:-2]
-  nb = len(batch)
-  v = _ir.slice_(v, [0] * nb + [r0, c0], batch + [r0 + n, c0 + n])
-  v = _ir.reshape(v, batch + [n * n])
-  # Elements (i, i) of an n x n block sit n + 1 apart once flattened.
-  return _ir.slice_(v, [0] * (nb + 1), batch + [n * n], [1] * nb + [n + 1])
-
-
-def diagonal_update(b, nv, offset, d1, d2):
-  """`b` with its (offset, d1, d2) diagonal replaced by `nv`."""
-  shape = b.dims
-  perm, r0, _, n = diagonal_geometry(shape, offset, d1, d2)
-  if n == 0:
-    return b
-  inv = [0] * len(perm)
-  for i, p in enumerate(perm):
-    inv[p] = i
-  v = _ir.transpose(b, perm)
-  batch = v.dims[:-2]
-  nb = len(batch)
-  rows, cols = v.dims[-2:]
-  device = b.device
-  # Row i of the plane holds nv[i - r0] at column i + offset.
-  col = _ir.pad(nv, literal(0, b.dtype, (), device), [0] * nb + [r0],
-                [0] * nb + [rows - r0 - n])
-  spread = _ir.broadcast_in_dim(col, v.dims, list(range(nb + 1)))
-  diff = _ir.binary("subtract", _ir.iota(_ir.S64, [rows, cols], 1, device),
-                    _ir.iota(_ir.S64, [rows, cols], 0, device))
-  mask = _ir.compare(diff, literal(offset, _ir.S64, [rows, cols], device),
-                     "EQ")
-  mask = _ir.broadcast_in_dim(mask, v.dims, [nb, nb + 1])
-  return _ir.transpose(_ir.select(mask, spread, v), inv)
-
-
-def diagonal_dims(x, dim1, dim2):
-  rank = x.dim()
-  d1, d2 = canonical_dim(dim1, rank), canonical_dim(dim2, rank)
-  if d1 == d2:
-    raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, "
-                       f"{dim2}")
-  return d1, d2
-
-
-@op(aten.diagonal.default)
-def diagonal(x, offset=0, dim1=0, dim2=1):
-  d1, d2 = diagonal_dims(x, dim1, dim2)
-  strides = list(x.stride())
-  _, r0, c0, n = diagonal_geometry(list(x.shape), offset, d1, d2)
-  start = x.storage_offset()
-  if n:
-    start += r0 * strides[d1] + c0 * strides[d2]
-  new_strides = [s for i, s in enumerate(strides) if i not in (d1, d2)]
-  new_strides.append(strides[d1] + strides[d2])
-  return _view(x, diagonal_value(xt_of(x), offset, d1, d2),
-               lambda b: diagonal_value(b, offset, d1, d2),
-               lambda b, nv: diagonal_update(b, nv, offset, d1, d2),
-               new_strides, start)
-
-
-# as_strided: only meaningful relative to the root's (contiguous) storage.
-
-
-class _Root:
-  """Stands in for the root tensor so that wrap_view roots a view there."""
-  __slots__ = ("_xt", "_view")
-
-  def __init__(self, xt):
-    self._xt = xt
-    self._view = None
-
-
-def _linear_indices(size, stride, offset, device):
-  idx = literal(offset, _ir.S64, size, device)
-  for k, (n, s) in enumerate(zip(size, stride)):
-    if n > 1 and s != 0:
-      term = _ir.binary("multiply", _ir.iota(_ir.S64, size, k, device),
-                        literal(s, _ir.S64, size, device))
-      idx = _ir.binary("add", idx, term)
-  return _ir.reshape(idx, list(size) + [1])
-
-
-@op(aten.as_strided.default)
-def as_strided(x, size, stride, storage_offset=None):
-  """Elements of the root's storage (the root is always contiguous here) at
-  offset + sum(i_k * stride_k): a gather, written back with a scatter."""
-  size, stride = list(size), list(stride)
-  offset = x.storage_offset() if storage_offset is None else storage_offset
-  if len(size) != len(stride):
-    raise RuntimeError("mismatch in length of strides and shape")
-  xt_of(x)  # refresh a stale view before reading its root
-  root = x._view.root if x._view is not None else x._xt
-  root_shape = root.dims
-  numel = math.prod(root_shape)
-  if math.prod(size) == 0:
-    needed = 0
-  else:
-    needed = offset + sum((n - 1) * s for n, s in zip(size, stride)) + 1
-  if needed > numel or offset < 0 or any(s < 0 for s in stride):
-    raise RuntimeError(
-        f"as_strided: sizes {size}, strides {stride}, storage offset "
-        f"{offset} need a storage of {needed} elements, but the tensor's "
-        f"storage has {numel}")
-  if offset == 0 and numel == math.prod(size) and \
-      view_strides(root_shape, contiguous_strides(root_shape), size) == stride:
-    forward = lambda b: _ir.reshape(b, size)  # noqa: E731
-    inverse = lambda b, nv: _ir.reshape(nv, root_shape)  # noqa: E731
-  else:
-    idx = _linear_indices(size, stride, offset, x.device.index)
-    attrs = dict(offset_dims=[], collapsed_dims=[0], start_index_map=[0],
-                 index_vec_dim=len(size), slice_sizes=[1])
-
-    def forward(b):
-      return _ir.gather(_ir.reshape(b, [numel]), idx, **attrs)
-
-    def inverse(b, nv):
-      return _ir.reshape(
-          _ir.scatter(_ir.reshape(b, [numel]), idx, nv, window_dims=[],
-                      inserted_dims=[0], scatter_dim_map=[0],
-                      index_vec_dim=len(size), kind="replace"), root_shape)
-
-  return wrap_view(_distinct(root, forward(root)), _Root(root), forward,
-                   inverse, stride, offset)
-
-
-@op(aten.view.dtype)
-def view_dtype(x, dtype):
-  if dtype == x.dtype:
-    return _reshape_view(x, list(x.shape), list(x.stride()))
-  if dtype.itemsize != x.dtype.itemsize or torch.bool in (dtype, x.dtype):
-    raise RuntimeError(
-        f"view(dtype): viewing a {x.dtype} tensor as {dtype} is supported "
-        f"on XLA only between dtypes of the same size (not bool)")
-  code, old = code_of(dtype), code_of(x.dtype)
-
-  def bitcast(v, c):
-    return _ir._op(_ir.K["bitcast_convert"], [v], {"dtype": _ir.DT[c]})
-
-  return _view(x, bitcast(xt_of(x), code), lambda b: bitcast(b, code),
-               lambda b, nv: bitcast(nv, old), list(x.stride()))
-
-
-# In-place view ops (x.unsqueeze_(0), x.t_()): x itself becomes the view.
-
-
-def _set_metadata(func, x, args):
-  """Runs func's meta kernel on the wrapper: updates x's sizes and strides
-  only (how torch.utils._python_dispatch.return_and_correct_aliasing does
-  it for wrapper subclasses)."""
-  with torch.utils._mode_utils.no_dispatch():
-    meta_in_tls = torch._C._meta_in_tls_dispatch_include()
-    torch._C._set_meta_in_tls_dispatch_include(True)
-    try:
-      func(x, *args)
-    finally:
-      torch._C._set_meta_in_tls_dispatch_include(meta_in_tls)
-
-
-def _inplace_view(func, functional):
-  """x.op_(...): x becomes `functional(x, ...)`, a view of x's old value, so
-  other views and aliases of that value keep sharing it (as in eager)."""
-
-  def rule(x, *args):
-    new = functional(x, *args)
-    _set_metadata(func, x, args)
-    x._xt, x._view = new._xt, new._view
-    return x
-
-  rule.__name__ = functional.__name__ + "_"
-  return rule
-
-
-for _func, _functional in (
-    (aten.unsqueeze_.default, unsqueeze),
-    (aten.squeeze_.default, squeeze),
-    (aten.squeeze_.dim, squeeze_dim),
-    (aten.squeeze_.dims, squeeze_dims),
-    (aten.t_.default, t),
-    (aten.transpose_.default, transpose),
-    (aten.as_strided_.default, as_strided),
-):
-  op(_func)(_inplace_view(_func, _functional))

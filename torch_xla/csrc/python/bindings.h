@@ -18,7 +18,9 @@ void InitTensorBindings(pybind11::module_& m);
 void InitElementwiseBindings(pybind11::module_& m);
 void InitLoweringBindings(pybind11::module_& m);
 void InitViewBindings(pybind11::module_& m);
-void InitFastRuleBindings(pybind11::module_& m);
+void InitDispatchBindings(pybind11::module_& m);
+void InitShapeBindings(pybind11::module_& m);
+void InitTorchTensorBindings(pybind11::module_& m);
 void InitStagingBindings(pybind11::module_& m);
 void InitSpmdBindings(pybind11::module_& m);
 

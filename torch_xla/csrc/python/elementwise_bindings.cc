@@ -50,9 +50,8 @@ Operand ToOperand(py::handle object) {
   if (py::hasattr(object, "dim") && object.attr("dim")().cast<int64_t>() == 0) {
     return {nullptr, object.attr("item")()};
   }
-  // A cpu tensor: the Python rules' device-mismatch error, worded once.
-  py::module_::import("torch_xla._ops._common")
-      .attr("check_same_device")("", object);
+  // A cpu tensor: eager's device-mismatch error (torch_tensor.h).
+  ThrowIfError(CheckSameDevice("", object));
   throw py::type_error(absl::StrCat(
       "expected an 'xla' tensor or a number, got ",
       py::str(py::type::handle_of(object)).cast<std::string>()));
@@ -140,14 +139,6 @@ void InitElementwiseBindings(py::module_& m) {
         return out;
       },
       py::arg("operands"), py::arg("dtype"));
-  m.def("_broadcast_shapes",
-        [](const std::vector<std::vector<int64_t>>& shapes) {
-          std::vector<Shape> owned;
-          for (const auto& dims : shapes) owned.emplace_back(DType::kF32, dims);
-          std::vector<const Shape*> pointers;
-          for (const Shape& s : owned) pointers.push_back(&s);
-          return BroadcastShape(pointers);
-        });
 }
 
 }  // namespace torch_xla::python

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "torch_xla/csrc/ir/builder.h"
+#include "torch_xla/csrc/ir/shape_util.h"
 #include "torch_xla/csrc/python/status_conversion.h"
 
 namespace torch_xla::python {
@@ -108,25 +109,9 @@ Value UpdateSliceDim(Value base, Value update, int64_t dim, int64_t start) {
 }
 
 std::vector<int64_t> BroadcastShape(const std::vector<const Shape*>& shapes) {
-  size_t rank = 0;
-  for (const Shape* s : shapes) rank = std::max(rank, s->dims.size());
-  std::vector<int64_t> out(rank, 1);
-  for (const Shape* shape : shapes) {
-    const auto& dims = shape->dims;
-    const size_t offset = rank - dims.size();
-    for (size_t i = 0; i < dims.size(); ++i) {
-      int64_t& o = out[offset + i];
-      if (dims[i] == o || dims[i] == 1) continue;
-      if (o == 1) {
-        o = dims[i];
-        continue;
-      }
-      throw std::runtime_error(absl::StrCat(
-          "The size of tensor a (", o, ") must match the size of tensor b (",
-          dims[i], ") at non-singleton dimension ", offset + i));
-    }
-  }
-  return out;
+  std::vector<const std::vector<int64_t>*> dims;
+  for (const Shape* shape : shapes) dims.push_back(&shape->dims);
+  return ValueOrThrow(BroadcastDims(dims));
 }
 
 }  // namespace torch_xla::python

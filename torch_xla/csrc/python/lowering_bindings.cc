@@ -16,6 +16,7 @@
 #include "torch_xla/csrc/placeholder/placeholder.h"
 #include "torch_xla/csrc/python/bindings.h"
 #include "torch_xla/csrc/python/status_conversion.h"
+#include "torch_xla/csrc/python/torch_tensor.h"
 #include "torch_xla/csrc/tensor/device_data.h"
 #include "torch_xla/csrc/tensor/graph_executor.h"
 #include "torch_xla/csrc/tensor/xla_tensor.h"
@@ -24,13 +25,6 @@ namespace py = pybind11;
 
 namespace torch_xla::python {
 namespace {
-
-// A torch 'xla' tensor (Python subclass) around a C++ tensor.
-py::object Wrap(XlaTensorPtr tensor) {
-  static py::object* wrap = new py::object(
-      py::module_::import("torch_xla._tensor").attr("wrap"));
-  return (*wrap)(std::move(tensor));
-}
 
 // Shape from "bf16[2,3]", a list of ints (f32), or an object with `dims`
 // (list) and `dtype` (a torch dtype or a core dtype code).
@@ -73,12 +67,15 @@ Shape ParseShape(py::handle shape) {
   }
   if (py::hasattr(shape, "dims") && py::hasattr(shape, "dtype")) {
     py::object dtype = shape.attr("dtype");
-    int code = py::isinstance<py::int_>(dtype)
-                   ? dtype.cast<int>()
-                   : py::module_::import("torch_xla._dtypes")
-                         .attr("to_code")(dtype)
-                         .cast<int>();
-    return CheckedShape(ToDType(code),
+    DType element_type;
+    if (py::isinstance<py::int_>(dtype)) {
+      element_type = ToDType(dtype.cast<int>());
+    } else if (!ReadDType(dtype.ptr(), &element_type)) {
+      throw std::invalid_argument(
+          "bad shape: dtype " + py::str(dtype).cast<std::string>() +
+          " is not supported on the XLA device (see _XLAC._dtype_names())");
+    }
+    return CheckedShape(element_type,
                         shape.attr("dims").cast<std::vector<int64_t>>());
   }
   return CheckedShape(DType::kF32, shape.cast<std::vector<int64_t>>());
@@ -116,12 +113,10 @@ class PyLoweringContext {
   py::dict ParameterIdTensorMapping() const {
     CheckBuilt();
     py::dict out;
-    py::object to_host =
-        py::module_::import("torch_xla._ops.copy_ops").attr("to_host");
     const auto& parameters = context_.parameters();
     for (size_t i = 0; i < parameters.size(); ++i) {
       if (parameters[i]->kind() == DataKind::kPlaceholder) continue;
-      out[py::int_(i)] = to_host(Wrap(TensorForData(parameters[i])));
+      out[py::int_(i)] = ToHostTensor(TensorForData(parameters[i]));
     }
     return out;
   }
@@ -134,7 +129,7 @@ class PyLoweringContext {
     const auto& parameters = context_.parameters();
     for (size_t i = 0; i < parameters.size(); ++i) {
       if (parameters[i]->kind() == DataKind::kPlaceholder) continue;
-      out[py::int_(i)] = Wrap(TensorForData(parameters[i]));
+      out[py::int_(i)] = WrapTensor(TensorForData(parameters[i]));
     }
     return out;
   }
@@ -181,7 +176,7 @@ void InitLoweringBindings(py::module_& m) {
   m.def(
       "_xla_create_placeholder_tensor",
       [](py::handle shape, int device) {
-        return Wrap(XlaTensor::FromData(MakePlaceholder(ParseShape(shape)),
+        return WrapTensor(XlaTensor::FromData(MakePlaceholder(ParseShape(shape)),
                                         device));
       },
       py::arg("shape"), py::arg("device") = 0,

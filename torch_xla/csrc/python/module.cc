@@ -11,7 +11,9 @@ PYBIND11_MODULE(_XLAC, m) {
   torch_xla::python::InitElementwiseBindings(m);
   torch_xla::python::InitLoweringBindings(m);
   torch_xla::python::InitViewBindings(m);
-  torch_xla::python::InitFastRuleBindings(m);
+  torch_xla::python::InitDispatchBindings(m);
+  torch_xla::python::InitShapeBindings(m);
+  torch_xla::python::InitTorchTensorBindings(m);
   torch_xla::python::InitStagingBindings(m);
   torch_xla::python::InitSpmdBindings(m);
 }

@@ -1,6 +1,6 @@
 // _XLAC functions over lazy tensors: creation, IR ops, in-place updates,
 // sync, reading values back and the debug dumps. Functions taking tensors
-// accept the C++ handle (_XLAC.XlaTensor) or any object carrying one in
+// accept the C++ handle (_XLAC.TensorHandle) or any object carrying one in
 // `_xt` (the Python 'xla' tensor subclass).
 
 #include <cstdint>
@@ -122,7 +122,9 @@ void InitTensorBindings(py::module_& m) {
     dtype.value(std::string(DTypeName(value)).c_str(), value);
   }
 
-  py::class_<XlaTensor, XlaTensorPtr>(m, "XlaTensor")
+  // Exported as TensorHandle: the Python 'xla' tensor subclass is the one
+  // named XlaTensor (torch_xla._tensor); this is the handle it holds.
+  py::class_<XlaTensor, XlaTensorPtr>(m, "TensorHandle")
       .def_property_readonly("id", &XlaTensor::id)
       .def_property_readonly("alias_id", &XlaTensor::alias_id)
       .def_property_readonly("dims",

@@ -2,32 +2,40 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "pybind11/stl.h"
+#include "torch_xla/csrc/ir/shape_util.h"
+#include "torch_xla/csrc/python/bindings.h"
+#include "torch_xla/csrc/python/status_conversion.h"
+#include "torch_xla/csrc/tensor/graph_executor.h"
 
 namespace py = pybind11;
 
 namespace torch_xla::python {
 namespace {
 
-// What building a wrapper needs from Python, looked up once.
+// What building a wrapper needs from Python: the registered types, and
+// public torch API looked up once.
 struct WrapperApi {
   py::object make_wrapper;  // torch.Tensor._make_wrapper_subclass
-  py::object cls;           // torch_xla._tensor.XlaTensor
-  py::tuple dtypes;         // torch dtype by DType code
-  py::list devices;         // torch.device('xla', i) by index
+  py::object torch_tensor;  // torch.Tensor
+  py::object torch_device;  // torch.device
+  py::object torch_empty;   // torch.empty
+  py::object cls;           // registered: torch_xla._tensor.XlaTensor
+  py::tuple dtypes;         // registered: torch dtype by DType code
+  std::vector<py::object> devices;  // torch.device('xla', i), made on demand
   py::tuple plain_names;    // keyword names: dtype, device
   py::tuple strided_names;  // strides, storage_offset, dtype, device
   py::str xt_key, view_key;
 
-  static const WrapperApi& Get() {
-    static const WrapperApi* api = [] {
+  static WrapperApi& Get() {
+    static WrapperApi* api = [] {
       auto* api = new WrapperApi();
-      py::module_ tensor = py::module_::import("torch_xla._tensor");
-      api->make_wrapper = py::module_::import("torch").attr("Tensor").attr(
-          "_make_wrapper_subclass");
-      api->cls = tensor.attr("XlaTensor");
-      api->dtypes = tensor.attr("_from_code");
-      api->devices = tensor.attr("_DEVICES");
+      py::module_ torch = py::module_::import("torch");
+      api->torch_tensor = torch.attr("Tensor");
+      api->make_wrapper = api->torch_tensor.attr("_make_wrapper_subclass");
+      api->torch_device = torch.attr("device");
+      api->torch_empty = torch.attr("empty");
       api->plain_names = py::make_tuple("dtype", "device");
       api->strided_names =
           py::make_tuple("strides", "storage_offset", "dtype", "device");
@@ -39,6 +47,29 @@ struct WrapperApi {
     }();
     return *api;
   }
+
+  // The registered types; an error before torch_xla._tensor registered them.
+  static WrapperApi& Registered() {
+    WrapperApi& api = Get();
+    if (!api.cls) {
+      ThrowStatus(absl::FailedPreconditionError(
+          "torch_xla._tensor has not registered its tensor class with "
+          "_XLAC._register_python_types; import torch_xla first"));
+    }
+    return api;
+  }
+
+  PyObject* Device(int ordinal) {
+    if (ordinal < 0) {
+      ThrowStatus(absl::InvalidArgumentError(
+          absl::StrCat("negative device ordinal ", ordinal)));
+    }
+    while (static_cast<int>(devices.size()) <= ordinal) {
+      devices.push_back(
+          torch_device("xla", static_cast<int>(devices.size())));
+    }
+    return devices[ordinal].ptr();
+  }
 };
 
 py::list IntList(const std::vector<int64_t>& values) {
@@ -47,6 +78,23 @@ py::list IntList(const std::vector<int64_t>& values) {
     PyList_SET_ITEM(list.ptr(), i, PyLong_FromLongLong(values[i]));
   }
   return list;
+}
+
+void RegisterPythonTypes(py::object tensor_class, py::tuple dtypes) {
+  if (static_cast<int>(dtypes.size()) != kNumDTypes) {
+    ThrowStatus(absl::InvalidArgumentError(absl::StrCat(
+        "_register_python_types: expected ", kNumDTypes,
+        " torch dtypes (one per _XLAC._dtype_names() entry), got ",
+        dtypes.size())));
+  }
+  WrapperApi& api = WrapperApi::Get();
+  if (api.cls) {
+    ThrowStatus(absl::FailedPreconditionError(
+        "_register_python_types: already registered (torch_xla._tensor "
+        "registers its types once at import)"));
+  }
+  api.cls = std::move(tensor_class);
+  api.dtypes = std::move(dtypes);
 }
 
 }  // namespace
@@ -72,7 +120,7 @@ const XlaTensorPtr& CurrentHandle(const TorchTensor& tensor) {
 
 std::vector<int64_t> StridesOf(const TorchTensor& tensor) {
   if (tensor.view != nullptr) return tensor.view->strides;
-  return ContiguousStrides(tensor.handle->shape().dims);
+  return torch_xla::ContiguousStrides(tensor.handle->shape().dims);
 }
 
 int64_t StorageOffsetOf(const TorchTensor& tensor) {
@@ -80,7 +128,7 @@ int64_t StorageOffsetOf(const TorchTensor& tensor) {
 }
 
 bool ReadDType(PyObject* object, DType* dtype) {
-  const py::tuple& dtypes = WrapperApi::Get().dtypes;
+  const py::tuple& dtypes = WrapperApi::Registered().dtypes;
   for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dtypes.ptr()); ++i) {
     if (PyTuple_GET_ITEM(dtypes.ptr(), i) == object) {
       *dtype = static_cast<DType>(i);
@@ -91,26 +139,15 @@ bool ReadDType(PyObject* object, DType* dtype) {
 }
 
 py::object WrapTensor(XlaTensorPtr handle, ViewInfoPtr view) {
-  const WrapperApi& api = WrapperApi::Get();
+  WrapperApi& api = WrapperApi::Registered();
   const Shape& shape = handle->shape();
-  bool strided =
-      view != nullptr && (view->storage_offset != 0 ||
-                          view->strides != ContiguousStrides(shape.dims));
+  bool strided = view != nullptr &&
+                 (view->storage_offset != 0 ||
+                  view->strides != torch_xla::ContiguousStrides(shape.dims));
   py::list dims = IntList(shape.dims);
   PyObject* dtype =
       PyTuple_GET_ITEM(api.dtypes.ptr(), static_cast<int>(shape.dtype));
-  // _DEVICES caches the common ordinals; any other is made here (a client
-  // may have more devices than the cache holds).
-  py::object device_object;
-  PyObject* device;
-  if (handle->device() >= 0 &&
-      handle->device() < PyList_GET_SIZE(api.devices.ptr())) {
-    device = PyList_GET_ITEM(api.devices.ptr(), handle->device());
-  } else {
-    device_object = py::module_::import("torch").attr("device")(
-        "xla", handle->device());
-    device = device_object.ptr();
-  }
+  PyObject* device = api.Device(handle->device());
   py::object result;
   if (strided) {
     py::list strides = IntList(view->strides);
@@ -135,6 +172,71 @@ py::object WrapTensor(XlaTensorPtr handle, ViewInfoPtr view) {
     throw py::error_already_set();
   }
   return result;
+}
+
+py::object ToHostTensor(const XlaTensorPtr& tensor) {
+  WrapperApi& api = WrapperApi::Registered();
+  const Shape& shape = tensor->shape();
+  py::object out = api.torch_empty(
+      py::tuple(IntList(shape.dims)),
+      py::arg("dtype") = py::reinterpret_borrow<py::object>(PyTuple_GET_ITEM(
+          api.dtypes.ptr(), static_cast<int>(shape.dtype))));
+  if (shape.num_elements() == 0) return out;
+  const auto address = out.attr("data_ptr")().cast<uintptr_t>();
+  const auto nbytes = out.attr("nbytes").cast<int64_t>();
+  absl::Status status;
+  {
+    py::gil_scoped_release release;
+    status = TensorToHost(tensor, reinterpret_cast<void*>(address), nbytes);
+  }
+  ThrowIfError(status);
+  return out;
+}
+
+absl::Status CheckSameDevice(const std::string& op_name, py::handle object) {
+  const WrapperApi& api = WrapperApi::Registered();
+  if (!py::isinstance(object, api.torch_tensor) ||
+      py::isinstance(object, api.cls)) {
+    return absl::OkStatus();
+  }
+  py::object device = object.attr("device");
+  if (object.attr("dim")().cast<int64_t>() == 0 &&
+      device.attr("type").cast<std::string>() == "cpu") {
+    return absl::OkStatus();  // cpu scalars are allowed, as in eager
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      op_name.empty() ? "" : op_name + ": ",
+      "Expected all tensors to be on the same device, but found at least "
+      "two devices, xla:0 and ",
+      py::str(device).cast<std::string>(),
+      "! Move the tensor with .to('xla') first"));
+}
+
+void InitTorchTensorBindings(py::module_& m) {
+  m.def("_register_python_types", &RegisterPythonTypes,
+        py::arg("tensor_class"), py::arg("dtypes"),
+        "The only Python -> C++ hook, called once by torch_xla._tensor: the "
+        "'xla' tensor subclass the bindings create, and the torch dtypes in "
+        "_XLAC._dtype_names() order.");
+  m.def(
+      "_check_same_device",
+      [](const std::string& op_name, const py::args& tensors) {
+        for (py::handle t : tensors) ThrowIfError(CheckSameDevice(op_name, t));
+      },
+      py::arg("op_name"),
+      "Raises eager's error when a tensor is on another device than 'xla' "
+      "(cpu 0-dim tensors are allowed, as in eager).");
+  m.def(
+      "_to_cpu_tensor",
+      [](py::handle tensor) {
+        TorchTensor t;
+        return ToHostTensor(ReadTorchTensor(tensor.ptr(), &t)
+                                ? CurrentHandle(t)
+                                : ToXlaTensor(tensor));
+      },
+      py::arg("tensor"),
+      "A new CPU tensor with the value of an 'xla' tensor or handle (runs "
+      "its pending IR).");
 }
 
 }  // namespace torch_xla::python

@@ -4,10 +4,17 @@
 // The Python 'xla' tensor (torch_xla._tensor.XlaTensor, a torch.Tensor
 // wrapper subclass) seen from C++: it keeps its C++ handle in `_xt` and, for
 // views, its ViewInfo in `_view`, both in the instance dict.
+//
+// The only Python -> C++ hook: torch_xla/_tensor.py calls
+// _XLAC._register_python_types(tensor_class, dtypes) once at import, handing
+// over the subclass and the torch dtypes by DType code. Everything else the
+// bindings need from Python is public torch API (torch.device, torch.empty).
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "pybind11/pybind11.h"
 #include "torch_xla/csrc/python/view_info.h"
 #include "torch_xla/csrc/tensor/xla_tensor.h"
@@ -35,6 +42,17 @@ bool ReadDType(PyObject* object, DType* dtype);
 // A new 'xla' torch tensor for `handle`; a view when `view` is set (its
 // strides and offset become the tensor's).
 pybind11::object WrapTensor(XlaTensorPtr handle, ViewInfoPtr view = nullptr);
+
+// A new CPU torch tensor with the tensor's value (runs pending IR).
+pybind11::object ToHostTensor(const XlaTensorPtr& tensor);
+
+// FailedPrecondition with eager's text when `object` is a torch tensor on
+// another device than 'xla' (a cpu 0-dim tensor is allowed, as in eager);
+// `op_name` prefixes the message when not empty.
+absl::Status CheckSameDevice(const std::string& op_name,
+                             pybind11::handle object);
+
+void InitTorchTensorBindings(pybind11::module_& m);
 
 }  // namespace torch_xla::python
 

@@ -1,0 +1,84 @@
+"""Embedding lookups (embedding, embedding_renorm_) and the embedding
+gradient (embedding_dense_backward), as gathers and scatters of rows."""
+
+import torch
+
+from torch_xla import _ir
+from torch_xla._ops._common import code_of, literal, scalar
+from torch_xla._ops.index_util import index_value, gather_dim, scatter_dim
+from torch_xla._ops.registry import aten, op
+from torch_xla._tensor import commit, wrap, xt_of
+
+
+# Embedding.
+
+
+@op(aten.embedding.default)
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False,
+              sparse=False):
+  if indices.dtype not in (torch.int64, torch.int32):
+    raise RuntimeError(
+        f"Expected tensor for argument #1 'indices' to have one of the "
+        f"following scalar types: Long, Int; but got "
+        f"{indices.type()} instead (while checking arguments for embedding)")
+  if weight.dim() != 2:
+    raise RuntimeError("'weight' must be 2-D")
+  rank = indices.dim()
+  idx = index_value(indices, weight.device.index)
+  return wrap(
+      _ir.gather(xt_of(weight), idx, offset_dims=[rank], collapsed_dims=[0],
+                 start_index_map=[0], index_vec_dim=rank,
+                 slice_sizes=[1, weight.shape[1]]))
+
+
+@op(aten.embedding_renorm_.default)
+def embedding_renorm_(weight, indices, max_norm, norm_type):
+  """Rows of `weight` that `indices` use and whose norm exceeds max_norm
+  are scaled to it in place (eager's scale: max_norm / (norm + 1e-7))."""
+  device = weight.device.index
+  rows, dim = weight.shape
+  code = code_of(weight.dtype)
+  acc = _ir.F32 if code in (_ir.BF16, _ir.F16) else code
+  w = _ir.convert(xt_of(weight), acc)
+  norm = xt_of(torch.linalg.vector_norm(wrap(w), norm_type, dim=1))
+  n = indices.numel()
+  used = scatter_dim(literal(False, _ir.PRED, [rows], device), 0,
+                      _ir.reshape(index_value(indices, device), [n]),
+                      literal(True, _ir.PRED, [n], device), "replace")
+  too_long = _ir.binary(
+      "and", used,
+      _ir.compare(norm, _ir.broadcast_to(scalar(max_norm, acc, device),
+                                         [rows]), "GT"))
+  scale = _ir.binary(
+      "divide", _ir.broadcast_to(scalar(max_norm, acc, device), [rows]),
+      _ir.binary("add", norm, literal(1e-7, acc, [rows], device)))
+  scale = _ir.select(too_long, scale, literal(1, acc, [rows], device))
+  scaled = _ir.binary("multiply", w,
+                      _ir.broadcast_in_dim(scale, [rows, dim], [0]))
+  return commit(weight, _ir.convert(scaled, code))
+
+
+@op(aten.embedding_dense_backward.default)
+def embedding_dense_backward(grad, indices, num_weights, padding_idx,
+                             scale_grad_by_freq):
+  """Rows of grad summed into their weight rows (scatter-add); rows of
+  padding_idx get nothing; scale_grad_by_freq divides by the counts."""
+  device = grad.device.index
+  dim = grad.shape[-1]
+  n = indices.numel()
+  g = _ir.reshape(xt_of(grad), [n, dim])
+  idx = _ir.reshape(index_value(indices, device), [n])
+  code = g.dtype
+  zeros = literal(0, code, [num_weights, dim], device)
+  if scale_grad_by_freq:
+    counts = scatter_dim(
+        literal(0, code, [num_weights], device), 0, idx,
+        literal(1, code, [n], device), "add")
+    per_row = gather_dim(counts, 0, idx)  # [n]
+    g = _ir.binary("divide", g,
+                   _ir.broadcast_in_dim(per_row, [n, dim], [0]))
+  if padding_idx is not None and padding_idx >= 0:
+    pad = _ir.broadcast_to(scalar(padding_idx, _ir.S64, device), [n])
+    keep = _ir.broadcast_in_dim(_ir.compare(idx, pad, "NE"), [n, dim], [0])
+    g = _ir.select(keep, g, literal(0, code, [n, dim], device))
+  return wrap(scatter_dim(zeros, 0, idx, g, "add"))

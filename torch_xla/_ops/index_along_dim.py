@@ -1,0 +1,277 @@
+"""Indexing along one dim: index_select, index_copy, index_add, index_fill
+and index_reduce, on the IR gather/scatter ops.
+
+Index values are data: out-of-range indices are not checked (XLA gather
+clamps a start index into range, XLA scatter skips an out-of-range update;
+see advanced_indexing.py)."""
+
+import math
+
+import torch
+
+from torch_xla import _XLAC, _dtypes, _ir
+from torch_xla._ops._common import (canonical_dim, check_same_device, code_of,
+                                    literal, scalar)
+from torch_xla._ops.index_util import (index_value, operand, check_index_dtype,
+                                       gather_dim, scatter_dim)
+from torch_xla._ops.reductions import reduce_extreme
+from torch_xla._ops.registry import aten, inplace_rule, op
+from torch_xla._tensor import XlaTensor, wrap, xt_of
+
+
+# Along one dim: index_select, index_copy, index_add, index_fill.
+
+
+def _dim_index(x, dim, index, what):
+  check_index_dtype(index, what)
+  if index.dim() > 1:
+    raise IndexError(f"{what}: Index is supposed to be a vector")
+  d = canonical_dim(dim, x.dim())
+  n = index.numel()
+  return d, n, _ir.reshape(index_value(index, x.device.index), [n])
+
+
+@op(aten.index_select.default)
+def index_select(x, dim, index):
+  if x.dim() == 0:
+    # Eager: a scalar's index_select is that scalar (index [0] or 0).
+    canonical_dim(dim, 0)
+    check_index_dtype(index, "index_select()")
+    if index.numel() != 1:
+      raise RuntimeError(f"index_select(): Index to scalar can have only 1 "
+                         f"value, got {index.numel()} value(s)")
+    return wrap(_XLAC._clone(xt_of(x)))
+  d, _, idx = _dim_index(x, dim, index, "index_select()")
+  return wrap(gather_dim(xt_of(x), d, idx))
+
+
+def _dim_source(x, d, n, source, what):
+  check_same_device(what, source)
+  if not isinstance(source, XlaTensor):  # a cpu scalar
+    source = wrap(scalar(source.item(), code_of(source.dtype),
+                         x.device.index))
+  if source.dtype != x.dtype:
+    raise RuntimeError(
+        f"{what}: self and source expected to have the same dtype, but got "
+        f"(self) {_dtypes.scalar_type_name(x.dtype)} and (source) "
+        f"{_dtypes.scalar_type_name(source.dtype)}")
+  expected = list(x.shape)
+  expected[d] = n
+  got = list(source.shape)
+  if got != expected:
+    if source.dim() and got[d] != n:
+      raise IndexError(
+          f"{what}: Number of indices ({n}) should be equal to "
+          f"source.size(dim) ({got[d]})")
+    raise RuntimeError(f"{what}: source {got} must have the shape of self "
+                       f"{list(x.shape)} except at dimension {d} ({n})")
+  return xt_of(source)
+
+
+def _vector(t):
+  """0-dim tensors index like 1-element vectors."""
+  if isinstance(t, XlaTensor) and t.dim() == 0:
+    return wrap(_ir.reshape(xt_of(t), [1]))
+  return t
+
+
+def _index_copy_value(x, dim, index, source):
+  if x.dim() == 0:
+    return _ir.reshape(
+        _index_copy_value(_vector(x), dim, index, _vector(source)), [])
+  d, n, idx = _dim_index(x, dim, index, "index_copy_()")
+  src = _dim_source(x, d, n, source, "index_copy_()")
+  return scatter_dim(xt_of(x), d, idx, src, "replace")
+
+
+@op(aten.index_copy.default)
+def index_copy(x, dim, index, source):
+  return wrap(_index_copy_value(x, dim, index, source))
+
+
+# In place: a KV cache keeps its tensor and alias IDs (so its buffer is
+# donated and updated in place when the step runs).
+index_copy_ = op(aten.index_copy_.default)(inplace_rule(index_copy))
+
+
+def _index_add_value(x, dim, index, source, alpha):
+  if x.dim() == 0:
+    return _ir.reshape(
+        _index_add_value(_vector(x), dim, index, _vector(source), alpha), [])
+  d, n, idx = _dim_index(x, dim, index, "index_add_()")
+  if source.dtype != x.dtype:
+    raise RuntimeError(
+        f"index_add_(): self ({_dtypes.scalar_type_name(x.dtype)}) and "
+        f"source ({_dtypes.scalar_type_name(source.dtype)}) must have the "
+        f"same scalar type")
+  src = _dim_source(x, d, n, source, "index_add_()")
+  if alpha != 1:
+    src = _ir.binary(
+        "multiply", src,
+        _ir.broadcast_to(scalar(alpha, src.dtype, x.device.index), src.dims))
+  return scatter_dim(xt_of(x), d, idx, src, "add")
+
+
+@op(aten.index_add.default)
+def index_add(x, dim, index, source, alpha=1):
+  return wrap(_index_add_value(x, dim, index, source, alpha))
+
+
+index_add_ = op(aten.index_add_.default)(inplace_rule(index_add))
+
+
+def _index_fill_value(x, dim, index, value):
+  if x.dim() == 0:
+    return _ir.reshape(_index_fill_value(_vector(x), dim, index, value), [])
+  d, n, idx = _dim_index(x, dim, index, "index_fill_()")
+  code = code_of(x.dtype)
+  if isinstance(value, XlaTensor):
+    if value.dim():
+      raise RuntimeError(
+          f"index_fill_ only supports a 0-dimensional value tensor, but got "
+          f"tensor with {value.dim()} dimension(s).")
+    fill = _ir.convert(xt_of(value), code)
+  else:
+    fill = scalar(value.item() if isinstance(value, torch.Tensor) else value,
+                  code, x.device.index)
+  shape = list(x.shape)
+  shape[d] = n
+  return scatter_dim(xt_of(x), d, idx, _ir.broadcast_to(fill, shape),
+                      "replace")
+
+
+@op(aten.index_fill.int_Scalar, aten.index_fill.int_Tensor)
+def index_fill(x, dim, index, value):
+  return wrap(_index_fill_value(x, dim, index, value))
+
+
+index_fill_ = op(aten.index_fill_.int_Scalar,
+                 aten.index_fill_.int_Tensor)(inplace_rule(index_fill))
+
+
+# index_reduce: prod, mean, amax or amin of the source rows into self's.
+
+
+_INDEX_REDUCE = {"prod": "prod", "mean": "sum", "amax": "max", "amin": "min"}
+
+
+def _check_index_reduce(x, d, index, source):
+  what = "index_reduce_()"
+  if index.dim() > 1:
+    raise IndexError(
+        f"{what}: Index is supposed to be a vector, but got dim: "
+        f"{index.dim()} with type: {_dtypes.scalar_type_name(index.dtype)} "
+        f"and size: {list(index.shape)}")
+  if index.dtype not in (torch.int64, torch.int32):
+    raise RuntimeError(f"{what}: Expected dtype int32/int64 for index but "
+                       f"got: {_dtypes.scalar_type_name(index.dtype)}")
+  if source.dtype != x.dtype:
+    raise RuntimeError(
+        f"{what}: self ({_dtypes.scalar_type_name(x.dtype)}) and source "
+        f"({_dtypes.scalar_type_name(source.dtype)}) must have the same "
+        f"scalar type")
+  if source.dim() and d >= source.dim():
+    raise RuntimeError(f"{what}: Indexing dim {d} is out of bounds of the "
+                       f"source tensor with dim {source.dim()}")
+  n = index.numel()
+  got = source.shape[d] if source.dim() else 1
+  if n != got:
+    raise RuntimeError(f"{what}: Number of indices ({n}) should be equal to "
+                       f"source.size(dim): ({got}), for dim: {d}")
+  xs, ss = list(x.shape), list(source.shape)
+  if xs and ss:
+    del xs[d], ss[d]
+  if xs != ss:
+    raise RuntimeError(
+        f"source tensor shape must match self tensor shape, excluding the "
+        f"specified dimension. Got self.shape = {list(x.shape)} "
+        f"source.shape = {list(source.shape)}")
+
+
+def _floor_divide_by_positive(a, b):
+  """a // b for integers when b > 0 (XLA's divide truncates)."""
+  q = _ir.binary("divide", a, b)
+  zero = literal(0, a.dtype, a.dims, a.device)
+  r = _ir.binary("remainder", a, b)  # has a's sign
+  one = literal(1, a.dtype, a.dims, a.device)
+  return _ir.select(_ir.compare(r, zero, "LT"), _ir.binary("subtract", q, one),
+                    q)
+
+
+def _index_reduce_value(x, dim, index, source, reduce, include_self):
+  """XLA scatter here only adds or replaces, so each row of self reduces
+  the source rows whose index hits it through a dense [size, n] match:
+  O(size * n) work per element of the other dims (XLA can fuse the
+  broadcasts into the reduce), so long index vectors are slow."""
+  if reduce not in _INDEX_REDUCE:
+    raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, "
+                       f"mean, amax or amin but got {reduce}.")
+  d = canonical_dim(dim, x.dim())
+  _check_index_reduce(x, d, index, source)
+  if x.dtype == torch.bool:
+    # Eager's CPU kernels take bool only here; name the one that refuses.
+    kernel = ("index_reduce_func_exclude_input_init" if not include_self
+              else "index_func_" if x.dim() <= 1 else
+              "div_floor_cpu" if reduce == "mean" else None)
+    if kernel:
+      raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+  device = x.device.index
+  shape = list(x.shape) or [1]
+  # 0/1 bytes: prod and amin are `and`, amax is `or`.
+  code = _ir.S8 if x.dtype == torch.bool else code_of(x.dtype)
+  base = _ir.convert(_ir.reshape(xt_of(x), shape), code)
+  n = index.numel()
+  size = shape[d]
+  idx = _ir.reshape(index_value(index, device), [n])
+  hit = _ir.compare(_ir.iota(_ir.S64, [size, n], 0, device),
+                    _ir.broadcast_in_dim(idx, [size, n], [1]), "EQ")
+  # Source rows along a new dim d + 1, next to the self row they reduce to.
+  big = shape[:d] + [size, n] + shape[d + 1:]
+  rank = len(shape)
+  src = _ir.reshape(operand(source, device, "index_reduce_()"),
+                    shape[:d] + [n] + shape[d + 1:])
+  src = _ir.broadcast_in_dim(_ir.convert(src, code), big,
+                             [k if k < d else k + 1 for k in range(rank)])
+  kind = _INDEX_REDUCE[reduce]
+  if kind in ("sum", "prod"):
+    identity = 0 if kind == "sum" else 1
+  elif code in _ir.FLOAT_CODES:
+    identity = -math.inf if kind == "max" else math.inf
+  else:
+    info = torch.iinfo(torch.int8 if code == _ir.S8 else x.dtype)
+    identity = info.min if kind == "max" else info.max
+  values = _ir.select(_ir.broadcast_in_dim(hit, big, [d, d + 1]), src,
+                      literal(identity, code, big, device))
+  if include_self:  # self is one more contribution
+    values = _ir.concatenate(
+        [values, _ir.reshape(base, shape[:d] + [size, 1] + shape[d + 1:])],
+        d + 1)
+  if kind in ("max", "min"):
+    out = reduce_extreme(values, [d + 1], kind)  # NaN wins, as in eager
+  else:
+    out = _ir.reduce(values, [d + 1], kind)
+  count = _ir.reduce(_ir.convert(hit, _ir.S64), [1], "sum")
+  if include_self:
+    count = _ir.binary("add", count, literal(1, _ir.S64, [size], device))
+  count = _ir.broadcast_in_dim(count, shape, [d])
+  reached = _ir.compare(count, literal(0, _ir.S64, shape, device), "GT")
+  if reduce == "mean":
+    count = _ir.convert(
+        _ir.select(reached, count, literal(1, _ir.S64, shape, device)), code)
+    if code in _ir.FLOAT_CODES:
+      out = _ir.binary("divide", out, count)
+    else:  # eager floors integer means
+      out = _floor_divide_by_positive(out, count)
+  out = _ir.select(reached, out, base)  # rows no index reaches keep self
+  if x.dtype == torch.bool:
+    out = _ir.compare(out, literal(0, code, shape, device), "NE")
+  return _ir.reshape(out, list(x.shape))
+
+
+@op(aten.index_reduce.default)
+def index_reduce(x, dim, index, source, reduce, *, include_self=True):
+  return wrap(
+      _index_reduce_value(x, dim, index, source, reduce, include_self))
+
+
+index_reduce_ = op(aten.index_reduce_.default)(inplace_rule(index_reduce))

@@ -1,0 +1,133 @@
+"""masked_fill and masked_scatter (with its backward): a boolean mask
+selects positions of a tensor of static shape, so both stay on the device.
+masked_scatter with fewer source elements than True mask values repeats the
+last one instead of raising (index values are data)."""
+
+import math
+
+import torch
+
+from torch_xla import _XLAC, _dtypes, _ir
+from torch_xla._ops._common import broadcast_shapes, code_of, literal, scalar
+from torch_xla._ops.index_util import (operand, index_mask, gather_dim,
+                                       scatter_dim)
+from torch_xla._ops.reductions import scan
+from torch_xla._ops.registry import aten, op
+from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
+
+
+# masked_fill.
+
+
+def _masked_fill_value(x, mask, value, inplace):
+  if mask.dtype != torch.bool:
+    name = {torch.float32: "float", torch.float64: "double"}.get(
+        mask.dtype, str(mask.dtype).replace("torch.", ""))
+    raise RuntimeError(f"masked_fill_ only supports boolean masks, but got "
+                       f"mask with dtype {name}")
+  device = x.device.index
+  code = code_of(x.dtype)
+  if isinstance(value, torch.Tensor):
+    if value.dim():
+      raise RuntimeError(
+          f"masked_fill_ only supports a 0-dimensional value tensor, but "
+          f"got tensor with {value.dim()} dimension(s).")
+    fill = _ir.convert(xt_of(value), code) if isinstance(
+        value, XlaTensor) else scalar(value.item(), code, device)
+  else:
+    fill = scalar(value, code, device)
+  v = xt_of(x)
+  m = index_mask(mask, device)
+  shape = list(x.shape)
+  if list(mask.shape) != shape:
+    target = broadcast_shapes(shape, list(mask.shape))
+    if inplace and target != shape:
+      raise RuntimeError(f"output with shape {shape} doesn't match the "
+                         f"broadcast shape {target}")
+    shape = target
+    v, m = _ir.broadcast_to(v, shape), _ir.broadcast_to(m, shape)
+  return _ir.select(m, _ir.broadcast_to(fill, shape), v)
+
+
+@op(aten.masked_fill.Scalar, aten.masked_fill.Tensor)
+def masked_fill(x, mask, value):
+  return wrap(_masked_fill_value(x, mask, value, False))
+
+
+@op(aten.masked_fill_.Scalar, aten.masked_fill_.Tensor)
+def masked_fill_(x, mask, value):
+  return commit(x, _masked_fill_value(x, mask, value, True))
+
+
+# masked_scatter: source's elements, in order, into the True positions.
+
+
+def _mask_positions(m):
+  """For a flat bool mask: the number of Trues before each position (the
+  source element a True position takes), as s64."""
+  return _ir.binary("subtract", scan(_ir.convert(m, _ir.S64), 0, "add"),
+                    _ir.convert(m, _ir.S64))
+
+
+def _masked_scatter_value(x, mask, source, inplace):
+  if not inplace:  # eager broadcasts self and mask first
+    shape = broadcast_shapes(list(mask.shape), list(x.shape))
+  if source.dtype != x.dtype:
+    raise RuntimeError(
+        f"masked_scatter: expected self and source to have same dtypes but "
+        f"got{_dtypes.scalar_type_name(x.dtype)} and "
+        f"{_dtypes.scalar_type_name(source.dtype)}")
+  if inplace:
+    shape = list(x.shape)
+    if list(mask.shape) != shape:
+      mask = mask.expand(shape)  # raises eager's expand errors
+  if mask.dtype != torch.bool:
+    raise RuntimeError(
+        f"masked_scatter_ only supports boolean masks, but got mask with "
+        f"dtype {_dtypes.scalar_type_name(mask.dtype)}")
+  device = x.device.index
+  v = _ir.broadcast_to(xt_of(x), shape)
+  k = source.numel()
+  if k == 0:  # then the mask must be all False
+    return _XLAC._clone(v)
+  m = _ir.broadcast_to(index_mask(mask, device), shape)
+  total = math.prod(shape)
+  flat_m = _ir.reshape(m, [total])
+  src = _ir.reshape(operand(source, device, "masked_scatter_"), [k])
+  # Past the last source element the gather clamps; eager raises (a value
+  # check) and the select drops the rest.
+  picked = gather_dim(src, 0, _mask_positions(flat_m))
+  return _ir.select(m, _ir.reshape(picked, shape), v)
+
+
+@op(aten.masked_scatter.default)
+def masked_scatter(x, mask, source):
+  return wrap(_masked_scatter_value(x, mask, source, False))
+
+
+@op(aten.masked_scatter_.default)
+def masked_scatter_(x, mask, source):
+  return commit(x, _masked_scatter_value(x, mask, source, True))
+
+
+@op(aten.masked_scatter_backward.default)
+def masked_scatter_backward(grad, mask, sizes):
+  """The source's gradient: grad at the True positions, in order, then
+  zeros (eager's masked_select has a data-dependent shape)."""
+  device = grad.device.index
+  sizes = list(sizes)
+  k = math.prod(sizes)
+  code = code_of(grad.dtype)
+  out = literal(0, code, [k], device)
+  if k == 0:
+    return wrap(_ir.reshape(out, sizes))
+  shape = broadcast_shapes(list(grad.shape), list(mask.shape))
+  total = math.prod(shape)
+  g = _ir.reshape(_ir.broadcast_to(xt_of(grad), shape), [total])
+  m = _ir.reshape(
+      _ir.broadcast_to(index_mask(mask, device), shape), [total])
+  # False positions add 0 at element 0; True ones hit distinct elements.
+  pos = _ir.select(m, _mask_positions(m), literal(0, _ir.S64, [total],
+                                                  device))
+  g = _ir.select(m, g, literal(0, code, [total], device))
+  return wrap(_ir.reshape(scatter_dim(out, 0, pos, g, "add"), sizes))
