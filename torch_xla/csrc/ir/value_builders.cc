@@ -61,6 +61,14 @@ absl::StatusOr<Value> MakeBroadcastTo(Value x,
         absl::StrCat("broadcast_to: cannot broadcast ", shape.ToString(),
                      " to fewer dimensions [", absl::StrJoin(dims, ","), "]"));
   }
+  for (int64_t d : dims) {
+    if (d < 0) {
+      // Eager's expand/broadcast_to raise RuntimeError for this.
+      return EagerRuntimeError(absl::StrCat(
+          "expand: cannot broadcast ", shape.ToString(), " to [",
+          absl::StrJoin(dims, ","), "]: sizes must be >= 0"));
+    }
+  }
   const size_t offset = dims.size() - shape.dims.size();
   std::vector<int64_t> kept_dims, mapping;
   for (size_t i = 0; i < shape.dims.size(); ++i) {
