@@ -198,3 +198,24 @@ def test_non_contiguous_host_tensors_to_xla(make):
   assert torch.equal(y.cpu(), cpu)
   # and arithmetic on it matches eager.
   assert torch.equal((x * 2).cpu(), cpu * 2)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda d: torch.ones(2, device=d).clone().addcmul_(
+        torch.ones(2, device=d), torch.ones(2, device=d), value=2**63),
+    lambda d: torch.ones(2, device=d).clone().lerp_(torch.ones(2, device=d),
+                                                    2**63),
+    lambda d: torch.ones(2, device=d).pow(2**64),
+], ids=["addcmul_value", "lerp_weight", "pow_2**64"])
+def test_python_ints_past_int64_in_op_arguments(fn):
+  assert_like_eager(fn)
+  assert (torch.ones(2, device=XLA) + 1).cpu().tolist() == [2.0, 2.0]
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "fast_rules.cc Square reads the exponent with PyLong_AsLong, which "
+    "leaves OverflowError set for 2**63, so the dispatch returns a result "
+    "with an exception set (SystemError). fast_rules.cc belongs to another "
+    "change of issue 14; read it with ReadInt (AndOverflow) there"))
+def test_pow_by_an_int_past_int64_like_eager():
+  assert_like_eager(lambda d: torch.ones(2, device=d).pow(2**63))
