@@ -22,8 +22,8 @@ Python.
 Aliasing: tensors that share all of their data (detach, alias, in-place
 results) share the same `_xt`, so an in-place update through one is seen by
 all. Views of part of a tensor (slice, select, transpose, view, ...) are
-separate values with a `_view` (_XLAC.ViewInfo, torch_xla/csrc/python/
-view_info.h): their root handle, the root's version when they were last
+separate values with a `_view` (_XLAC.ViewInfo, torch_xla/csrc/tensor/
+views.h; bound in csrc/python/view_info.cc): their root handle, the root's version when they were last
 derived, the chain of view steps, and eager's strides and storage offset.
 An in-place update of a view writes the new value back through the chain's
 inverses into the root; a view whose root changed since is re-derived

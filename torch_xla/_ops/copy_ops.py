@@ -111,11 +111,26 @@ def local_scalar_dense(x):
   return to_host(x).item()
 
 
+def _check_factory_size(shape, dtype):
+  """Eager's errors (RuntimeError, its text) for a factory's bad size; the
+  binding would raise ValueError, as for any bad shape passed to it."""
+  nbytes = dtype.itemsize
+  for d in shape:
+    if d < 0:
+      raise RuntimeError(f"Trying to create tensor with negative dimension "
+                         f"{d}: {list(shape)}")
+    nbytes *= d
+  if nbytes >= 2**63:
+    raise RuntimeError(f"Storage size calculation overflowed with "
+                       f"sizes={list(shape)}")
+
+
 def fill(value, shape, dtype, device: int):
   """A handle for `shape` filled with `value`: host data that costs nothing
   until a graph reading it runs (then it travels like a scalar)."""
   if isinstance(value, bool):
     value = int(value)
+  _check_factory_size(shape, dtype)
   return _XLAC._tensor_fill(value, list(shape), code_of(dtype), device)
 
 

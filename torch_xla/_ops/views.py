@@ -204,6 +204,11 @@ def expand(x, size, implicit=False):
             f"The expanded size of the tensor (-1) isn't allowed in a "
             f"leading, non-existing dimension {i}")
       want = cur
+    if want < 0:
+      raise RuntimeError(
+          f"expand: the expanded size of the tensor ({want}) at dimension "
+          f"{i} is negative; sizes must be >= 0, or -1 to keep a dimension. "
+          f"Target sizes: {size}")
     if want != cur:
       if cur != 1:
         raise RuntimeError(

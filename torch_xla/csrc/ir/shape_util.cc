@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "torch_xla/csrc/ir/error_class.h"
 
 namespace torch_xla {
 
@@ -33,11 +34,11 @@ absl::StatusOr<Dims> InferSize(Dims size, int64_t numel) {
     const int64_t s = size[i];
     if (s == -1) {
       if (infer >= 0) {
-        return absl::FailedPreconditionError("only one dimension can be inferred");
+        return EagerRuntimeError("only one dimension can be inferred");
       }
       infer = static_cast<int>(i);
     } else if (s < 0) {
-      return absl::FailedPreconditionError(
+      return EagerRuntimeError(
           absl::StrCat("invalid shape dimension ", s, " at index ", i,
                        " of shape ", DimsText(size)));
     } else {
@@ -47,7 +48,7 @@ absl::StatusOr<Dims> InferSize(Dims size, int64_t numel) {
   if (infer < 0) {
     if (known == numel) return size;
   } else if (known == 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
+    return EagerRuntimeError(absl::StrCat(
         "cannot reshape tensor of 0 elements into shape ", DimsText(size),
         " because the unspecified dimension size -1 can be any value and is "
         "ambiguous"));
@@ -55,7 +56,7 @@ absl::StatusOr<Dims> InferSize(Dims size, int64_t numel) {
     size[infer] = numel / known;
     return size;
   }
-  return absl::FailedPreconditionError(absl::StrCat(
+  return EagerRuntimeError(absl::StrCat(
       "shape '", DimsText(size), "' is invalid for input of size ", numel));
 }
 
@@ -127,7 +128,7 @@ absl::StatusOr<Dims> BroadcastDims(const std::vector<const Dims*>& shapes) {
       const int64_t size_a = da >= 0 ? out[da] : 1;
       const int64_t size_b = db >= 0 ? b[db] : 1;
       if (size_a != size_b && size_a != 1 && size_b != 1) {
-        return absl::FailedPreconditionError(absl::StrCat(
+        return EagerRuntimeError(absl::StrCat(
             "The size of tensor a (", size_a,
             ") must match the size of tensor b (", size_b,
             ") at non-singleton dimension ", i));
@@ -141,14 +142,14 @@ absl::StatusOr<Dims> BroadcastDims(const std::vector<const Dims*>& shapes) {
 
 absl::Status CheckBroadcastsTo(const Dims& from, const Dims& to) {
   if (from.size() > to.size()) {
-    return absl::FailedPreconditionError(
+    return EagerRuntimeError(
         absl::StrCat("cannot broadcast a tensor of shape ", DimsText(from),
                      " to the smaller rank shape ", DimsText(to)));
   }
   const size_t offset = to.size() - from.size();
   for (size_t i = 0; i < from.size(); ++i) {
     if (from[i] != to[offset + i] && from[i] != 1) {
-      return absl::FailedPreconditionError(absl::StrCat(
+      return EagerRuntimeError(absl::StrCat(
           "the size of dimension ", i, " (", from[i], ") of shape ",
           DimsText(from), " does not match ", to[offset + i],
           " in the target shape ", DimsText(to)));

@@ -3,8 +3,10 @@
 
 // Each Init*Bindings adds one concept's functions to the _XLAC module.
 
+#include <cstdint>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "pybind11/pybind11.h"
 #include "torch_xla/csrc/ir/node.h"
 #include "torch_xla/csrc/ir/shape.h"
@@ -24,15 +26,22 @@ void InitTorchTensorBindings(pybind11::module_& m);
 void InitStagingBindings(pybind11::module_& m);
 void InitSpmdBindings(pybind11::module_& m);
 
-// A tensor argument: the C++ handle, or an object holding it in `_xt`.
+// A tensor argument: the C++ handle, or an object holding it in `_xt`; a
+// TypeError status for anything else. ToXlaTensor raises it.
+absl::StatusOr<XlaTensorPtr> AsXlaTensor(pybind11::handle object);
 XlaTensorPtr ToXlaTensor(pybind11::handle object);
 std::vector<XlaTensorPtr> ToXlaTensors(const pybind11::iterable& objects);
 
-// A DType code from Python; ValueError for an unknown one.
+// A DType code from Python; InvalidArgument (ValueError) for an unknown one.
+absl::StatusOr<DType> DTypeFromCode(int64_t code);
 DType ToDType(int code);
 // An OpKind from Python (as _XLAC._op_kind gives it); ValueError for an
 // unknown one.
 OpKind ToOpKind(int kind);
+
+// `dims` as a shape of `dtype`; InvalidArgument (ValueError) for a negative
+// dimension or a byte size beyond int64.
+absl::StatusOr<Shape> CheckedShape(DType dtype, std::vector<int64_t> dims);
 
 // Elementwise operands (tensors, Python numbers, cpu 0-dim tensors) as
 // values of `dtype` broadcast to one shape; `device` is the tensors' device.

@@ -10,6 +10,7 @@
 #include "pybind11/pybind11.h"
 #include "pybind11/stl.h"
 #include "torch_xla/csrc/ir/builder.h"
+#include "torch_xla/csrc/ir/error_class.h"
 #include "torch_xla/csrc/python/bindings.h"
 #include "torch_xla/csrc/python/ir_values.h"
 #include "torch_xla/csrc/python/scalar_leaves.h"
@@ -52,9 +53,9 @@ Operand ToOperand(py::handle object) {
   }
   // A cpu tensor: eager's device-mismatch error (torch_tensor.h).
   ThrowIfError(CheckSameDevice("", object));
-  throw py::type_error(absl::StrCat(
+  ThrowStatus(WrongTypeError(absl::StrCat(
       "expected an 'xla' tensor or a number, got ",
-      py::str(py::type::handle_of(object)).cast<std::string>()));
+      py::str(py::type::handle_of(object)).cast<std::string>())));
 }
 
 }  // namespace

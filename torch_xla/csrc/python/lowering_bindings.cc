@@ -14,7 +14,9 @@
 #include "torch_xla/csrc/lowering/lowering_context.h"
 #include "torch_xla/csrc/metrics/metrics.h"
 #include "torch_xla/csrc/placeholder/placeholder.h"
+#include "torch_xla/csrc/ir/status_macros.h"
 #include "torch_xla/csrc/python/bindings.h"
+#include "torch_xla/csrc/python/host_numbers.h"
 #include "torch_xla/csrc/python/status_conversion.h"
 #include "torch_xla/csrc/python/torch_tensor.h"
 #include "torch_xla/csrc/tensor/device_data.h"
@@ -28,26 +30,15 @@ namespace {
 
 // Shape from "bf16[2,3]", a list of ints (f32), or an object with `dims`
 // (list) and `dtype` (a torch dtype or a core dtype code).
-Shape CheckedShape(DType dtype, std::vector<int64_t> dims) {
-  for (int64_t d : dims) {
-    if (d < 0) {
-      throw std::invalid_argument(
-          "bad shape " + Shape(dtype, dims).ToString() +
-          ": dimensions must be >= 0");
-    }
-  }
-  return Shape(dtype, std::move(dims));
-}
-
-Shape ParseShape(py::handle shape) {
+absl::StatusOr<Shape> ParseShape(py::handle shape) {
   if (py::isinstance<py::str>(shape)) {
     std::string text = shape.cast<std::string>();
     size_t open = text.find('[');
     if (open == std::string::npos || text.back() != ']') {
-      throw std::invalid_argument("bad shape '" + text +
-                                  "': expected e.g. 'f32[2,3]'");
+      return absl::InvalidArgumentError("bad shape '" + text +
+                                        "': expected e.g. 'f32[2,3]'");
     }
-    DType dtype = ValueOrThrow(DTypeFromName(text.substr(0, open)));
+    TXLA_ASSIGN_OR_RETURN(DType dtype, DTypeFromName(text.substr(0, open)));
     std::vector<int64_t> dims;
     std::string inner = text.substr(open + 1, text.size() - open - 2);
     size_t start = 0;
@@ -56,9 +47,10 @@ Shape ParseShape(py::handle shape) {
       if (comma == std::string::npos) comma = inner.size();
       int64_t dim = 0;
       if (!absl::SimpleAtoi(inner.substr(start, comma - start), &dim)) {
-        throw std::invalid_argument("bad shape '" + text + "': dimension '" +
-                                    inner.substr(start, comma - start) +
-                                    "' is not an integer");
+        return absl::InvalidArgumentError(
+            "bad shape '" + text + "': dimension '" +
+            inner.substr(start, comma - start) +
+            "' is not an integer (or does not fit in int64)");
       }
       dims.push_back(dim);
       start = comma + 1;
@@ -67,18 +59,22 @@ Shape ParseShape(py::handle shape) {
   }
   if (py::hasattr(shape, "dims") && py::hasattr(shape, "dtype")) {
     py::object dtype = shape.attr("dtype");
-    DType element_type;
+    DType type;
     if (py::isinstance<py::int_>(dtype)) {
-      element_type = ToDType(dtype.cast<int>());
-    } else if (!ReadDType(dtype.ptr(), &element_type)) {
-      throw std::invalid_argument(
+      TXLA_ASSIGN_OR_RETURN(int64_t code, ReadInt64(dtype, "shape dtype code"));
+      TXLA_ASSIGN_OR_RETURN(type, DTypeFromCode(code));
+    } else if (!ReadDType(dtype.ptr(), &type)) {
+      return absl::InvalidArgumentError(
           "bad shape: dtype " + py::str(dtype).cast<std::string>() +
           " is not supported on the XLA device (see _XLAC._dtype_names())");
     }
-    return CheckedShape(element_type,
-                        shape.attr("dims").cast<std::vector<int64_t>>());
+    TXLA_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
+                          ReadInt64List(shape.attr("dims"), "shape dims"));
+    return CheckedShape(type, std::move(dims));
   }
-  return CheckedShape(DType::kF32, shape.cast<std::vector<int64_t>>());
+  TXLA_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
+                        ReadInt64List(shape, "shape"));
+  return CheckedShape(DType::kF32, std::move(dims));
 }
 
 // A new tensor over existing data, on the data's device: no transfer.
@@ -105,13 +101,13 @@ class PyLoweringContext {
   }
 
   std::string HloText() const {
-    CheckBuilt();
+    ThrowIfError(CheckBuilt());
     return ValueOrThrow(context_.HloText());
   }
 
   // {parameter index: CPU tensor}: copies of the parameters that have data.
   py::dict ParameterIdTensorMapping() const {
-    CheckBuilt();
+    ThrowIfError(CheckBuilt());
     py::dict out;
     const auto& parameters = context_.parameters();
     for (size_t i = 0; i < parameters.size(); ++i) {
@@ -124,7 +120,7 @@ class PyLoweringContext {
   // {parameter index: xla tensor} backed by the very same data: no
   // transfer, no copy (and, for sharded data, no gathering).
   py::dict DeviceParameterIdTensorMapping() const {
-    CheckBuilt();
+    ThrowIfError(CheckBuilt());
     py::dict out;
     const auto& parameters = context_.parameters();
     for (size_t i = 0; i < parameters.size(); ++i) {
@@ -135,7 +131,7 @@ class PyLoweringContext {
   }
 
   int64_t TensorParameterId(py::handle tensor) const {
-    CheckBuilt();
+    ThrowIfError(CheckBuilt());
     XlaTensorPtr t = ToXlaTensor(tensor);
     if (t->data() == nullptr) return -1;
     return context_.ParameterIndex(t->data()->id());
@@ -144,11 +140,10 @@ class PyLoweringContext {
   const std::string& name() const { return name_; }
 
  private:
-  void CheckBuilt() const {
-    if (!built_) {
-      throw std::runtime_error("LoweringContext '" + name_ +
-                               "': call build(tensors) first");
-    }
+  absl::Status CheckBuilt() const {
+    if (built_) return absl::OkStatus();
+    return absl::FailedPreconditionError("LoweringContext '" + name_ +
+                                         "': call build(tensors) first");
   }
 
   std::string name_;
@@ -176,8 +171,8 @@ void InitLoweringBindings(py::module_& m) {
   m.def(
       "_xla_create_placeholder_tensor",
       [](py::handle shape, int device) {
-        return WrapTensor(XlaTensor::FromData(MakePlaceholder(ParseShape(shape)),
-                                        device));
+        return WrapTensor(XlaTensor::FromData(
+            MakePlaceholder(ValueOrThrow(ParseShape(shape))), device));
       },
       py::arg("shape"), py::arg("device") = 0,
       "A tensor with shape and dtype but no data: it lowers to a parameter "
@@ -192,14 +187,14 @@ void InitLoweringBindings(py::module_& m) {
     std::vector<int64_t> handles;
     for (const XlaTensorPtr& t : ToXlaTensors(tensors)) {
       if (t->state() == TensorState::kDeleted) {
-        throw std::runtime_error(absl::StrCat(
+        ThrowStatus(absl::FailedPreconditionError(absl::StrCat(
             "tensor ", t->id(), " is deleted (its buffer was donated); it "
-            "has no handle"));
+            "has no handle")));
       }
       if (t->data() == nullptr) {
-        throw std::runtime_error(absl::StrCat(
+        ThrowStatus(absl::FailedPreconditionError(absl::StrCat(
             "tensor ", t->id(), " has pending IR and no data handle yet; "
-            "call torch_xla.sync() first"));
+            "call torch_xla.sync() first")));
       }
       handles.push_back(t->data()->id());
     }
@@ -209,10 +204,10 @@ void InitLoweringBindings(py::module_& m) {
   m.def("_set_buffer_donation", [](py::handle tensor, bool donate) {
     XlaTensorPtr t = ToXlaTensor(tensor);
     if (donate && t->state() != TensorState::kDeviceData) {
-      throw std::runtime_error(absl::StrCat(
+      ThrowStatus(absl::FailedPreconditionError(absl::StrCat(
           "_set_buffer_donation: tensor ", t->id(), " is a ",
           TensorStateName(t->state()), ", not device data; only a tensor "
-          "holding a device buffer can donate it (sync first)"));
+          "holding a device buffer can donate it (sync first)")));
     }
     // Upstream's counter: how many times a tensor was marked as a donor.
     static metrics::Counter* marked = metrics::GetCounter("XlaSetBufferDonation");

@@ -33,11 +33,7 @@ int DeviceCountOrOne() {
 }
 
 Shape MakeShape(const std::vector<int64_t>& dims, int dtype) {
-  if (dtype < 0 || dtype >= kNumDTypes) {
-    throw std::invalid_argument("unknown element type code " +
-                                std::to_string(dtype));
-  }
-  return Shape(static_cast<DType>(dtype), dims);
+  return ValueOrThrow(CheckedShape(ToDType(dtype), dims));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "torch_xla/csrc/ir/builder.h"
+#include "torch_xla/csrc/python/host_numbers.h"
 #include "torch_xla/csrc/python/status_conversion.h"
 #include "torch_xla/csrc/tensor/device_data.h"
 
@@ -72,14 +73,14 @@ std::pair<PyCodeObject*, int> CurrentSite(OwnCode& own) {
 class ScalarLeaves {
  public:
   Value Get(py::handle number, DType dtype) {
-    const bool is_int =
-        py::isinstance<py::int_>(number) && !py::isinstance<py::bool_>(number);
-    int64_t bits;
-    if (is_int) {
-      bits = number.cast<int64_t>();
-    } else {
-      const double value = number.cast<double>();
-      std::memcpy(&bits, &value, sizeof(bits));
+    // Wraps like eager's arithmetic with a Python number (device_data.h).
+    const HostNumber value =
+        ValueOrThrow(ReadHostNumber(number, "scalar operand"));
+    int64_t bits = value.i;
+    if (value.kind == HostNumber::Kind::kUint64) {
+      bits = static_cast<int64_t>(value.u);
+    } else if (value.kind == HostNumber::Kind::kDouble) {
+      std::memcpy(&bits, &value.d, sizeof(bits));
     }
     if (leaves_.size() >= kCapacity || own_.size() >= kCapacity) {
       // Together: the code objects own_ keeps alive key the leaves.
@@ -88,12 +89,11 @@ class ScalarLeaves {
       own_.Clear();
     }
     const auto [code, lasti] = CurrentSite(own_);
-    Key key{code, lasti, is_int, bits, static_cast<int>(dtype)};
+    Key key{code, lasti, static_cast<int>(value.kind), bits,
+            static_cast<int>(dtype)};
     auto it = leaves_.find(key);
     if (it != leaves_.end()) return Value(it->second);
-    DataPtr data = is_int ? MakeHostScalarInt(bits, dtype)
-                          : MakeHostScalar(number.cast<double>(), dtype);
-    NodePtr leaf = MakeDataNode(std::move(data));
+    NodePtr leaf = MakeDataNode(MakeHostScalarNumber(value, dtype));
     leaves_.emplace(key, leaf);
     return Value(leaf);
   }
@@ -112,9 +112,9 @@ class ScalarLeaves {
   }
 
  private:
-  // (site code, instruction offset, is_int, value bits, dtype). The code
+  // (site code, instruction offset, number kind, value bits, dtype). The code
   // object is kept alive by own_ while it is a key.
-  using Key = std::tuple<PyCodeObject*, int, bool, int64_t, int>;
+  using Key = std::tuple<PyCodeObject*, int, int, int64_t, int>;
   std::map<Key, NodePtr> leaves_;
   // Keyed by the leaf's address: the cached broadcast holds its leaf, so the
   // address cannot be reused while the entry exists.

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "pybind11/pybind11.h"
 #include "pybind11/stl.h"
 #include "torch_xla/csrc/ir/builder.h"
@@ -16,6 +18,7 @@
 #include "torch_xla/csrc/ir/loop_partition.h"
 #include "torch_xla/csrc/ir/subgraph.h"
 #include "torch_xla/csrc/python/bindings.h"
+#include "torch_xla/csrc/python/host_numbers.h"
 #include "torch_xla/csrc/python/status_conversion.h"
 #include "torch_xla/csrc/tensor/host_constants.h"
 #include "torch_xla/csrc/tensor/xla_tensor.h"
@@ -78,9 +81,9 @@ void InitStagingBindings(py::module_& m) {
         std::vector<DataPtr> data;
         for (const XlaTensorPtr& p : ToXlaTensors(parameters)) {
           if (p->data() == nullptr || p->data()->kind() != DataKind::kPlaceholder) {
-            throw std::invalid_argument(
+            ThrowStatus(absl::InvalidArgumentError(
                 "_subgraph: parameters must be placeholder tensors, got " +
-                p->DebugString());
+                p->DebugString()));
           }
           data.push_back(p->data());
         }
@@ -114,13 +117,16 @@ void InitStagingBindings(py::module_& m) {
          const py::iterable& to) {
         Values r = ToValues(roots), t = ToValues(to);
         if (from.size() != t.values.size()) {
-          throw std::invalid_argument(
-              "_replace: `from` and `to` differ in length");
+          ThrowStatus(absl::InvalidArgumentError(absl::StrCat(
+              "_replace: `from` has ", from.size(), " entries and `to` ",
+              t.values.size(), "; pass one replacement per entry")));
         }
         Replacements replacements;
         for (size_t i = 0; i < from.size(); ++i) {
           if (py::isinstance<py::int_>(from[i])) {
-            replacements.AddData(from[i].cast<int64_t>(), t.values[i]);
+            replacements.AddData(
+                ValueOrThrow(ReadInt64(from[i], "_replace: data id")),
+                t.values[i]);
           } else {
             ThrowIfError(replacements.Add(
                 ValueOrThrow(ToXlaTensor(from[i])->GetIrValue()),

@@ -7,12 +7,17 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "pybind11/pybind11.h"
 #include "pybind11/stl.h"
 #include "torch_xla/csrc/ir/builder.h"
+#include "torch_xla/csrc/ir/error_class.h"
 #include "torch_xla/csrc/ir/ir_dump.h"
+#include "torch_xla/csrc/ir/status_macros.h"
 #include "torch_xla/csrc/placeholder/placeholder.h"
 #include "torch_xla/csrc/python/bindings.h"
+#include "torch_xla/csrc/python/host_numbers.h"
 #include "torch_xla/csrc/python/status_conversion.h"
 #include "torch_xla/csrc/python/view_info.h"
 #include "torch_xla/csrc/runtime/client.h"
@@ -26,31 +31,43 @@ namespace py = pybind11;
 
 namespace torch_xla::python {
 
-DType ToDType(int code) {
+absl::StatusOr<DType> DTypeFromCode(int64_t code) {
   if (code < 0 || code >= kNumDTypes) {
-    throw std::invalid_argument("unknown element type code " +
-                                std::to_string(code));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unknown element type code ", code, "; codes are 0..", kNumDTypes - 1,
+        " (torch_xla._dtypes.to_code maps a torch dtype to its code)"));
   }
   return static_cast<DType>(code);
 }
 
+DType ToDType(int code) { return ValueOrThrow(DTypeFromCode(code)); }
+
 OpKind ToOpKind(int kind) {
   if (kind < 0 || kind >= kNumOpKinds) {
-    throw std::invalid_argument("unknown op kind " + std::to_string(kind) +
-                                "; get kinds by name with _XLAC._op_kind");
+    ThrowStatus(absl::InvalidArgumentError(
+        absl::StrCat("unknown op kind ", kind,
+                     "; get kinds by name with _XLAC._op_kind")));
   }
   return static_cast<OpKind>(kind);
 }
 
-XlaTensorPtr ToXlaTensor(py::handle object) {
+absl::StatusOr<XlaTensorPtr> AsXlaTensor(py::handle object) {
   if (py::isinstance<XlaTensor>(object)) {
     return py::cast<XlaTensorPtr>(object);
   }
   if (py::hasattr(object, "_xt")) {
-    return py::cast<XlaTensorPtr>(object.attr("_xt"));
+    py::object handle = object.attr("_xt");
+    if (py::isinstance<XlaTensor>(handle)) {
+      return py::cast<XlaTensorPtr>(handle);
+    }
   }
-  throw py::type_error("expected an xla tensor, got " +
-                       std::string(py::str(py::type::handle_of(object))));
+  return WrongTypeError(absl::StrCat(
+      "expected an xla tensor, got ",
+      std::string(py::str(py::type::handle_of(object)))));
+}
+
+XlaTensorPtr ToXlaTensor(py::handle object) {
+  return ValueOrThrow(AsXlaTensor(object));
 }
 
 std::vector<XlaTensorPtr> ToXlaTensors(const py::iterable& objects) {
@@ -59,29 +76,51 @@ std::vector<XlaTensorPtr> ToXlaTensors(const py::iterable& objects) {
   return tensors;
 }
 
+absl::StatusOr<Shape> CheckedShape(DType dtype, std::vector<int64_t> dims) {
+  Shape shape(dtype, std::move(dims));
+  int64_t elements = 1;
+  for (int64_t d : shape.dims) {
+    if (d < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "bad shape ", shape.ToString(), ": dimensions must be >= 0"));
+    }
+    if (d != 0 && elements > INT64_MAX / DTypeByteSize(dtype) / d) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "bad shape ", shape.ToString(), ": its byte size overflows int64"));
+    }
+    elements *= d;
+  }
+  return shape;
+}
+
 namespace {
 
 // Python attribute values -> IR attributes. bool before int (bool is an
 // int in Python); DType enum values stay dtypes.
-Attrs ToAttrs(const py::dict& dict) {
+absl::StatusOr<Attrs> ToAttrs(const py::dict& dict) {
   Attrs attrs;
   for (auto [key, value] : dict) {
     std::string name = py::cast<std::string>(key);
+    const std::string what = "attribute '" + name + "'";
     if (py::isinstance<DType>(value)) {
       attrs.Set(name, py::cast<DType>(value));
     } else if (py::isinstance<py::bool_>(value)) {
       attrs.Set(name, py::cast<bool>(value));
     } else if (py::isinstance<py::int_>(value)) {
-      attrs.Set(name, py::cast<int64_t>(value));
+      TXLA_ASSIGN_OR_RETURN(int64_t i, ReadInt64(value, what));
+      attrs.Set(name, i);
     } else if (py::isinstance<py::float_>(value)) {
       attrs.Set(name, py::cast<double>(value));
     } else if (py::isinstance<py::str>(value)) {
       attrs.Set(name, absl::string_view(py::cast<std::string>(value)));
     } else if (py::isinstance<py::sequence>(value)) {
-      attrs.Set(name, py::cast<std::vector<int64_t>>(value));
+      TXLA_ASSIGN_OR_RETURN(std::vector<int64_t> list,
+                            ReadInt64List(value, what));
+      attrs.Set(name, list);
     } else {
-      throw py::type_error("attribute '" + name + "' has unsupported type " +
-                           std::string(py::str(py::type::handle_of(value))));
+      return WrongTypeError(absl::StrCat(
+          what, " has unsupported type ",
+          std::string(py::str(py::type::handle_of(value)))));
     }
   }
   return attrs;
@@ -103,9 +142,10 @@ NodePtr BuildNode(OpKind kind, const py::list& operands,
   for (py::handle operand : operands) {
     values.push_back(ValueOrThrow(ToXlaTensor(operand)->GetIrValue()));
   }
-  return ValueOrThrow(
-      MakeNode(kind, std::move(values),
-               attrs.is_none() ? Attrs() : ToAttrs(py::cast<py::dict>(attrs))));
+  return ValueOrThrow(MakeNode(
+      kind, std::move(values),
+      attrs.is_none() ? Attrs()
+                      : ValueOrThrow(ToAttrs(py::cast<py::dict>(attrs)))));
 }
 
 int DeviceOf(const py::list& operands, int device) {
@@ -177,7 +217,8 @@ void InitTensorBindings(py::module_& m) {
   m.def(
       "_tensor_from_host",
       [](uintptr_t address, std::vector<int64_t> dims, int dtype, int device) {
-        Shape shape(ToDType(dtype), std::move(dims));
+        Shape shape =
+            ValueOrThrow(CheckedShape(ToDType(dtype), std::move(dims)));
         py::gil_scoped_release release;
         return ValueOrThrow(TensorFromHost(
             reinterpret_cast<const void*>(address), std::move(shape), device));
@@ -186,42 +227,55 @@ void InitTensorBindings(py::module_& m) {
       py::arg("device") = 0,
       "Copies contiguous host memory (kept alive by the caller) to a device "
       "(under SPMD: keeps a host copy on the virtual device).");
+  // Eager's checked conversion (fill_, full, scalar_tensor): a value the
+  // dtype cannot hold is an error, never garbage.
+  auto checked_scalar = [](py::handle value, int dtype) {
+    DType type = ToDType(dtype);
+    HostNumber number = ValueOrThrow(ReadHostNumber(value, "scalar value"));
+    return ValueOrThrow(MakeCheckedHostScalar(number, type));
+  };
   m.def(
       "_tensor_scalar",
-      [](double value, int dtype, int device) {
-        return XlaTensor::FromData(MakeHostScalar(value, ToDType(dtype)),
-                                   device);
+      [checked_scalar](py::handle value, int dtype, int device) {
+        return XlaTensor::FromData(checked_scalar(value, dtype), device);
       },
       py::arg("value"), py::arg("dtype"), py::arg("device") = 0,
-      "A scalar sent to the device only when a graph using it runs.");
+      "A scalar sent to the device only when a graph using it runs. A value "
+      "the dtype cannot hold raises RuntimeError, as eager does.");
   m.def(
       "_tensor_scalar_int",
-      [](int64_t value, int dtype, int device) {
-        return XlaTensor::FromData(MakeHostScalarInt(value, ToDType(dtype)),
-                                   device);
+      [checked_scalar](py::handle value, int dtype, int device) {
+        return XlaTensor::FromData(checked_scalar(value, dtype), device);
       },
       py::arg("value"), py::arg("dtype"), py::arg("device") = 0);
   m.def(
       "_tensor_fill",
       [](py::handle value, std::vector<int64_t> dims, int dtype, int device) {
-        DType type = ToDType(dtype);
-        std::shared_ptr<HostData> element =
-            py::isinstance<py::int_>(value) && !py::isinstance<py::bool_>(value)
-                ? MakeHostScalarInt(value.cast<int64_t>(), type)
-                : MakeHostScalar(value.cast<double>(), type);
-        return XlaTensor::FromData(
-            MakeHostFill(*element, Shape(type, std::move(dims))), device);
+        Shape shape = ValueOrThrow(CheckedShape(ToDType(dtype), std::move(dims)));
+        HostNumber number = ValueOrThrow(ReadHostNumber(value, "fill value"));
+        absl::StatusOr<std::shared_ptr<HostData>> element =
+            MakeCheckedHostScalar(number, shape.dtype);
+        if (!element.ok()) {
+          ThrowStatus(WithContext(element.status(),
+                                  absl::StrCat("filling a tensor of shape ",
+                                               shape.ToString(), ": ")));
+        }
+        return XlaTensor::FromData(MakeHostFill(**element, std::move(shape)),
+                                   device);
       },
       py::arg("value"), py::arg("dims"), py::arg("dtype"),
       py::arg("device") = 0,
       "`dims` filled with `value`: nothing is allocated or sent until a "
       "graph reading it runs (it is a parameter, so new values never "
-      "recompile).");
+      "recompile). A value the dtype cannot hold raises RuntimeError, as "
+      "eager's fill_ does.");
   m.def(
       "_tensor_placeholder",
       [](std::vector<int64_t> dims, int dtype, int device) {
         return XlaTensor::FromData(
-            MakePlaceholder(Shape(ToDType(dtype), std::move(dims))), device);
+            MakePlaceholder(
+                ValueOrThrow(CheckedShape(ToDType(dtype), std::move(dims)))),
+            device);
       },
       py::arg("dims"), py::arg("dtype"), py::arg("device") = 0);
   m.def(

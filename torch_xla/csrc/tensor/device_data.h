@@ -7,7 +7,12 @@
 // new learning rate never recompiles and tracing never transfers).
 
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 #include "torch_xla/csrc/ir/data.h"
 #include "torch_xla/csrc/runtime/client.h"
@@ -60,11 +65,42 @@ class HostData final : public Data {
   bool is_fill_ = false;
 };
 
-// A scalar of `dtype` holding `value` converted to that type (bf16/f16 by
-// round-to-nearest-even).
+// A number as Python passes it: an integer in [-2^63, 2^64) (eager's Scalar
+// holds ints past int64 as uint64) or a double.
+struct HostNumber {
+  enum class Kind { kInt64, kUint64, kDouble };
+  Kind kind = Kind::kInt64;
+  int64_t i = 0;   // kInt64
+  uint64_t u = 0;  // kUint64
+  double d = 0;    // kDouble
+
+  static HostNumber Int(int64_t value);
+  static HostNumber Uint(uint64_t value);
+  static HostNumber Double(double value);
+  std::string ToString() const;
+};
+
+// Scalars as arithmetic with a Python number sees them: never fails, no
+// undefined behaviour. Floating types round to nearest even (infinity
+// beyond their range); integer types wrap (two's complement) and take a
+// double truncated toward zero (NaN -> 0, saturating at the int64 range);
+// bool is value != 0.
 std::shared_ptr<HostData> MakeHostScalar(double value, DType dtype);
-// Exact for every int64 (a double is not beyond 2^53).
 std::shared_ptr<HostData> MakeHostScalarInt(int64_t value, DType dtype);
+std::shared_ptr<HostData> MakeHostScalarNumber(const HostNumber& number,
+                                               DType dtype);
+
+// Scalars as eager's fill_ / full / scalar_tensor convert a number
+// (c10::checked_convert): a value the dtype cannot hold fails, raised as
+// RuntimeError like eager, naming the value and the dtype's range. As in
+// eager, NaN and infinities fit floating types, anything fits bool, and a
+// negative integer fits an unsigned type (it wraps) unless it is below -max.
+absl::StatusOr<std::shared_ptr<HostData>> MakeCheckedHostScalar(
+    const HostNumber& number, DType dtype);
+
+// The dtype as torch spells it ("int32", "bfloat16", ...).
+absl::string_view TorchDTypeName(DType dtype);
+
 // `shape` filled with one scalar's bytes (as MakeHostScalar/Int encode it).
 std::shared_ptr<HostData> MakeHostFill(const HostData& scalar, Shape shape);
 

@@ -1,0 +1,205 @@
+// Views of lazy tensors (tensor/views.h) on the CPU plugin: each C++ step
+// derives the right values, in-place writes go back through a chain of steps
+// into the root, views re-derive when their root moves, and the failures
+// (writing through a repeating expand, cloning a donated tensor, a value of
+// the wrong shape) are statuses that change nothing.
+
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "torch_xla/csrc/ir/error_class.h"
+#include "torch_xla/csrc/runtime/client.h"
+#include "torch_xla/csrc/tensor/device_data.h"
+#include "torch_xla/csrc/tensor/graph_executor.h"
+#include "torch_xla/csrc/tensor/views.h"
+#include "torch_xla/csrc/tensor/xla_tensor.h"
+
+namespace torch_xla {
+namespace {
+
+XlaTensorPtr FromHost(const std::vector<float>& values,
+                      std::vector<int64_t> dims) {
+  runtime::Client* client = *runtime::Client::Global();
+  Shape shape(DType::kF32, std::move(dims));
+  runtime::BufferPtr buffer =
+      *client->TransferToDevice(values.data(), shape, 0);
+  return XlaTensor::FromData(
+      std::make_shared<DeviceData>(shape, std::vector{buffer}), 0);
+}
+
+// The tensor's value, after syncing its pending IR.
+std::vector<float> ToHost(const XlaTensorPtr& tensor) {
+  std::vector<float> out(tensor->shape().num_elements());
+  absl::Status status =
+      TensorToHost(tensor, out.data(), out.size() * sizeof(float));
+  EXPECT_TRUE(status.ok()) << status;
+  return out;
+}
+
+// A view of `base` (a root when `base_view` is null) one `step` further:
+// its handle and its view info.
+struct View {
+  XlaTensorPtr handle;
+  ViewInfoPtr info;
+};
+
+View MakeView(const XlaTensorPtr& base, const ViewInfoPtr& base_view,
+              ViewStepPtr step) {
+  absl::StatusOr<XlaTensorPtr> value = step->Forward(base);
+  EXPECT_TRUE(value.ok()) << value.status();
+  // Its own handle, so in-place updates of the view never touch the base's.
+  absl::StatusOr<XlaTensorPtr> handle = CloneTensor(**value);
+  EXPECT_TRUE(handle.ok()) << handle.status();
+  ViewInfoPtr info =
+      ExtendView(base, base_view, std::move(step),
+                 ContiguousStrides((*handle)->shape().dims), 0);
+  return {*handle, info};
+}
+
+// 0 1 2
+// 3 4 5
+XlaTensorPtr Root2x3() { return FromHost({0, 1, 2, 3, 4, 5}, {2, 3}); }
+
+TEST(ViewsTest, ReshapeViewDerivesRowMajorValues) {
+  XlaTensorPtr root = Root2x3();
+  View v = MakeView(root, nullptr, ReshapeStep({3, 2}, {2, 3}));
+  EXPECT_EQ(v.handle->shape().dims, (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(ToHost(v.handle), (std::vector<float>{0, 1, 2, 3, 4, 5}));
+}
+
+TEST(ViewsTest, PermuteViewTransposes) {
+  XlaTensorPtr root = Root2x3();
+  View v = MakeView(root, nullptr, PermuteStep({1, 0}));
+  EXPECT_EQ(v.handle->shape().dims, (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(ToHost(v.handle), (std::vector<float>{0, 3, 1, 4, 2, 5}));
+}
+
+TEST(ViewsTest, SliceViewTakesTheRange) {
+  XlaTensorPtr root = Root2x3();
+  View v = MakeView(root, nullptr, SliceStep(/*dim=*/1, /*start=*/1, 3));
+  EXPECT_EQ(v.handle->shape().dims, (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(ToHost(v.handle), (std::vector<float>{1, 2, 4, 5}));
+}
+
+TEST(ViewsTest, ExpandViewRepeatsSizeOneDims) {
+  XlaTensorPtr root = FromHost({7, 8}, {2, 1});
+  View v = MakeView(root, nullptr, ExpandStep({2, 3}, {2, 1}, false));
+  EXPECT_EQ(ToHost(v.handle), (std::vector<float>{7, 7, 7, 8, 8, 8}));
+}
+
+TEST(ViewsTest, IdentityStepKeepsTheData) {
+  XlaTensorPtr root = Root2x3();
+  absl::StatusOr<XlaTensorPtr> same = ReshapeStep({2, 3}, {2, 3})->Forward(root);
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(same->get(), root.get());
+}
+
+TEST(ViewsTest, CommitWritesThroughAChainIntoTheRoot) {
+  XlaTensorPtr root = Root2x3();
+  // root.t()[1:3]: rows 1 and 2 of the transpose = columns 1 and 2.
+  View t = MakeView(root, nullptr, PermuteStep({1, 0}));
+  View s = MakeView(t.handle, t.info, SliceStep(0, 1, 3));
+  EXPECT_EQ(ToHost(s.handle), (std::vector<float>{1, 4, 2, 5}));
+  const int64_t version = root->version();
+
+  XlaTensorPtr value = FromHost({10, 40, 20, 50}, {2, 2});
+  absl::Status status = CommitView(*s.handle, *s.info, value);
+  ASSERT_TRUE(status.ok()) << status;
+
+  EXPECT_EQ(root->version(), version + 1);
+  EXPECT_EQ(s.info->seen_version, root->version());
+  EXPECT_EQ(ToHost(root), (std::vector<float>{0, 10, 20, 3, 40, 50}));
+  EXPECT_EQ(ToHost(s.handle), (std::vector<float>{10, 40, 20, 50}));
+  // The sibling view sees the write once refreshed.
+  ASSERT_TRUE(RefreshView(*t.handle, *t.info).ok());
+  EXPECT_EQ(ToHost(t.handle), (std::vector<float>{0, 3, 10, 40, 20, 50}));
+}
+
+TEST(ViewsTest, CommitThroughReshapeAndWritableExpand) {
+  XlaTensorPtr root = FromHost({1, 2, 3}, {3});
+  View r = MakeView(root, nullptr, ReshapeStep({1, 3}, {3}));
+  // An expand that adds no repeats ([1,3] -> [1,3]) is writable.
+  View e = MakeView(r.handle, r.info, ExpandStep({1, 3}, {1, 3}, true));
+  ASSERT_TRUE(CommitView(*e.handle, *e.info, FromHost({4, 5, 6}, {1, 3})).ok());
+  EXPECT_EQ(ToHost(root), (std::vector<float>{4, 5, 6}));
+}
+
+TEST(ViewsTest, RefreshRederivesAfterTheRootChanges) {
+  XlaTensorPtr root = Root2x3();
+  View v = MakeView(root, nullptr, SliceStep(0, 1, 2));
+  EXPECT_EQ(ToHost(v.handle), (std::vector<float>{3, 4, 5}));
+
+  // An in-place update of the root (a new value, version bumped).
+  XlaTensorPtr update = FromHost({6, 7, 8, 9, 10, 11}, {2, 3});
+  ASSERT_TRUE(AssignValue(*root, *update, /*bump_version=*/true).ok());
+  EXPECT_NE(v.info->seen_version, root->version());
+  ASSERT_TRUE(RefreshView(*v.handle, *v.info).ok());
+  EXPECT_EQ(v.info->seen_version, root->version());
+  EXPECT_EQ(ToHost(v.handle), (std::vector<float>{9, 10, 11}));
+
+  // Without a version bump the view keeps its value (nothing to re-derive).
+  ASSERT_TRUE(AssignValue(*root, *Root2x3(), /*bump_version=*/false).ok());
+  ASSERT_TRUE(RefreshView(*v.handle, *v.info).ok());
+  EXPECT_EQ(ToHost(v.handle), (std::vector<float>{9, 10, 11}));
+}
+
+TEST(ViewsTest, RepeatingExpandRefusesAWriteAndChangesNothing) {
+  XlaTensorPtr root = FromHost({7, 8}, {2, 1});
+  View v = MakeView(root, nullptr, ExpandStep({2, 3}, {2, 1}, false));
+  const int64_t version = root->version();
+  absl::Status status =
+      CommitView(*v.handle, *v.info, FromHost({1, 2, 3, 4, 5, 6}, {2, 3}));
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  // Eager raises RuntimeError here; so do we.
+  EXPECT_EQ(GetEagerErrorClass(status), EagerErrorClass::kRuntimeError);
+  EXPECT_NE(status.message().find("more than one element of the written-to "
+                                  "tensor refers to a single memory location"),
+            absl::string_view::npos)
+      << status;
+  EXPECT_NE(status.message().find("clone()"), absl::string_view::npos);
+  EXPECT_EQ(root->version(), version);
+  EXPECT_EQ(ToHost(root), (std::vector<float>{7, 8}));
+  EXPECT_EQ(ToHost(v.handle), (std::vector<float>{7, 7, 7, 8, 8, 8}));
+}
+
+TEST(ViewsTest, CommitOfAWrongShapeFailsBeforeWriting) {
+  XlaTensorPtr root = Root2x3();
+  View v = MakeView(root, nullptr, SliceStep(0, 0, 1));
+  absl::Status status = CommitView(*v.handle, *v.info, FromHost({1, 2}, {2}));
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_EQ(ToHost(root), (std::vector<float>{0, 1, 2, 3, 4, 5}));
+}
+
+TEST(ViewsTest, CloneSharesTheValueWithNewIds) {
+  XlaTensorPtr root = Root2x3();
+  absl::StatusOr<XlaTensorPtr> clone = CloneTensor(*root);
+  ASSERT_TRUE(clone.ok());
+  EXPECT_NE((*clone)->id(), root->id());
+  EXPECT_NE((*clone)->alias_id(), root->alias_id());
+  EXPECT_EQ((*clone)->data(), root->data());
+  EXPECT_EQ(ToHost(*clone), ToHost(root));
+}
+
+TEST(ViewsTest, CloneOfADeletedTensorFails) {
+  XlaTensorPtr root = Root2x3();
+  root->MarkDeleted();
+  absl::StatusOr<XlaTensorPtr> clone = CloneTensor(*root);
+  ASSERT_FALSE(clone.ok());
+  EXPECT_EQ(clone.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(clone.status().message().find("donated"), absl::string_view::npos)
+      << clone.status();
+  // Nor can its value be assigned to another tensor.
+  XlaTensorPtr other = Root2x3();
+  EXPECT_FALSE(AssignValue(*other, *root, true).ok());
+  EXPECT_EQ(other->version(), 0);
+}
+
+TEST(ViewsTest, ContiguousStrides) {
+  EXPECT_EQ(ContiguousStrides({2, 3, 4}), (std::vector<int64_t>{12, 4, 1}));
+  EXPECT_EQ(ContiguousStrides({2, 0, 4}), (std::vector<int64_t>{4, 4, 1}));
+  EXPECT_EQ(ContiguousStrides({}), (std::vector<int64_t>{}));
+}
+
+}  // namespace
+}  // namespace torch_xla

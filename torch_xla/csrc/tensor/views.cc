@@ -1,0 +1,240 @@
+#include "torch_xla/csrc/tensor/views.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "torch_xla/csrc/ir/error_class.h"
+#include "torch_xla/csrc/ir/status_macros.h"
+#include "torch_xla/csrc/ir/value_builders.h"
+
+namespace torch_xla {
+namespace {
+
+// A step's result: `input` itself when the op was the identity (a tensor
+// holding data keeps holding it), else a new pending tensor.
+template <typename Fn>
+absl::StatusOr<XlaTensorPtr> Apply(const XlaTensorPtr& input, Fn fn) {
+  TXLA_ASSIGN_OR_RETURN(Value value, input->GetIrValue());
+  TXLA_ASSIGN_OR_RETURN(Value result, fn(value));
+  if (result == value) return input;
+  return XlaTensor::FromIr(std::move(result), input->device());
+}
+
+class ReshapeView final : public ViewStep {
+ public:
+  ReshapeView(std::vector<int64_t> dims, std::vector<int64_t> base_dims)
+      : dims_(std::move(dims)), base_dims_(std::move(base_dims)) {}
+  absl::StatusOr<XlaTensorPtr> Forward(
+      const XlaTensorPtr& base) const override {
+    return Apply(base, [&](Value v) { return MakeReshape(std::move(v), dims_); });
+  }
+  absl::StatusOr<XlaTensorPtr> Inverse(
+      const XlaTensorPtr& base, const XlaTensorPtr& view) const override {
+    return Apply(view,
+                 [&](Value v) { return MakeReshape(std::move(v), base_dims_); });
+  }
+
+ private:
+  const std::vector<int64_t> dims_, base_dims_;
+};
+
+class PermuteView final : public ViewStep {
+ public:
+  explicit PermuteView(std::vector<int64_t> permutation)
+      : permutation_(std::move(permutation)), inverse_(permutation_.size()) {
+    for (size_t i = 0; i < permutation_.size(); ++i) {
+      const int64_t p = permutation_[i];
+      if (p >= 0 && p < static_cast<int64_t>(inverse_.size())) {
+        inverse_[p] = static_cast<int64_t>(i);
+      }
+    }
+  }
+  absl::StatusOr<XlaTensorPtr> Forward(
+      const XlaTensorPtr& base) const override {
+    return Apply(base, [&](Value v) {
+      return MakeTranspose(std::move(v), permutation_);
+    });
+  }
+  absl::StatusOr<XlaTensorPtr> Inverse(
+      const XlaTensorPtr& base, const XlaTensorPtr& view) const override {
+    return Apply(view,
+                 [&](Value v) { return MakeTranspose(std::move(v), inverse_); });
+  }
+
+ private:
+  const std::vector<int64_t> permutation_;
+  std::vector<int64_t> inverse_;
+};
+
+class SliceView final : public ViewStep {
+ public:
+  SliceView(int64_t dim, int64_t start, int64_t end)
+      : dim_(dim), start_(start), end_(end) {}
+  absl::StatusOr<XlaTensorPtr> Forward(
+      const XlaTensorPtr& base) const override {
+    return Apply(base, [&](Value v) {
+      return MakeSliceDim(std::move(v), dim_, start_, end_);
+    });
+  }
+  absl::StatusOr<XlaTensorPtr> Inverse(
+      const XlaTensorPtr& base, const XlaTensorPtr& view) const override {
+    TXLA_ASSIGN_OR_RETURN(Value update, view->GetIrValue());
+    return Apply(base, [&](Value v) {
+      return MakeUpdateSliceDim(std::move(v), update, dim_, start_);
+    });
+  }
+
+ private:
+  const int64_t dim_, start_, end_;
+};
+
+class ExpandView final : public ViewStep {
+ public:
+  ExpandView(std::vector<int64_t> dims, std::vector<int64_t> base_dims,
+             bool writable)
+      : dims_(std::move(dims)),
+        base_dims_(std::move(base_dims)),
+        writable_(writable) {}
+  absl::StatusOr<XlaTensorPtr> Forward(
+      const XlaTensorPtr& base) const override {
+    return Apply(base,
+                 [&](Value v) { return MakeBroadcastTo(std::move(v), dims_); });
+  }
+  absl::StatusOr<XlaTensorPtr> Inverse(
+      const XlaTensorPtr& base, const XlaTensorPtr& view) const override {
+    if (!writable_) {
+      // Eager's message (and class: RuntimeError).
+      return EagerRuntimeError(absl::StrCat(
+          "unsupported operation: more than one element of the written-to "
+          "tensor refers to a single memory location (an expand of [",
+          absl::StrJoin(base_dims_, ","), "] to [", absl::StrJoin(dims_, ","),
+          "]). Please clone() the tensor before performing the operation."));
+    }
+    return Apply(view,
+                 [&](Value v) { return MakeReshape(std::move(v), base_dims_); });
+  }
+
+ private:
+  const std::vector<int64_t> dims_, base_dims_;
+  const bool writable_;
+};
+
+// The view's value derived from the root through the whole chain.
+absl::StatusOr<XlaTensorPtr> Derive(const ViewInfo& view) {
+  XlaTensorPtr value = view.root;
+  for (const ViewStepPtr& step : view.chain) {
+    TXLA_ASSIGN_OR_RETURN(value, step->Forward(value));
+  }
+  return value;
+}
+
+}  // namespace
+
+ViewStepPtr ReshapeStep(std::vector<int64_t> dims,
+                        std::vector<int64_t> base_dims) {
+  return std::make_shared<ReshapeView>(std::move(dims), std::move(base_dims));
+}
+
+ViewStepPtr PermuteStep(std::vector<int64_t> permutation) {
+  return std::make_shared<PermuteView>(std::move(permutation));
+}
+
+ViewStepPtr SliceStep(int64_t dim, int64_t start, int64_t end) {
+  return std::make_shared<SliceView>(dim, start, end);
+}
+
+ViewStepPtr ExpandStep(std::vector<int64_t> dims,
+                       std::vector<int64_t> base_dims, bool writable) {
+  return std::make_shared<ExpandView>(std::move(dims), std::move(base_dims),
+                                      writable);
+}
+
+ViewInfoPtr ExtendView(const XlaTensorPtr& base_handle,
+                       const ViewInfoPtr& base_view, ViewStepPtr step,
+                       std::vector<int64_t> strides, int64_t storage_offset) {
+  auto view = std::make_shared<ViewInfo>();
+  if (base_view == nullptr) {
+    view->root = base_handle;
+    view->seen_version = base_handle->version();
+  } else {
+    view->root = base_view->root;
+    view->seen_version = base_view->seen_version;
+    view->chain = base_view->chain;
+  }
+  view->chain.push_back(std::move(step));
+  view->strides = std::move(strides);
+  view->storage_offset = storage_offset;
+  return view;
+}
+
+absl::Status AssignValue(XlaTensor& destination, const XlaTensor& source,
+                         bool bump_version) {
+  if (source.state() == TensorState::kIrValue) {
+    TXLA_RETURN_IF_ERROR(destination.SetIrValue(source.ir_value()));
+  } else {
+    // Placeholders pass through (tracing on them is the point); a deleted
+    // tensor has no value to give.
+    if (source.state() == TensorState::kDeleted) return source.CheckReadable();
+    TXLA_RETURN_IF_ERROR(destination.SetData(source.data()));
+    // The destination now owns the data for donation (the source is
+    // usually a temporary; if it lives on, the sync's holder check keeps
+    // the shared buffer safe).
+    source.data()->set_owner_alias_id(destination.alias_id());
+  }
+  if (bump_version) destination.BumpVersion();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<XlaTensorPtr> CloneTensor(const XlaTensor& source) {
+  if (source.state() == TensorState::kIrValue) {
+    return XlaTensor::FromIr(source.ir_value(), source.device());
+  }
+  if (source.state() == TensorState::kDeleted) return source.CheckReadable();
+  return XlaTensor::FromData(source.data(), source.device());
+}
+
+absl::Status RefreshView(XlaTensor& handle, ViewInfo& view) {
+  if (view.root->version() == view.seen_version) return absl::OkStatus();
+  TXLA_ASSIGN_OR_RETURN(XlaTensorPtr value, Derive(view));
+  TXLA_RETURN_IF_ERROR(AssignValue(handle, *value, /*bump_version=*/false));
+  view.seen_version = view.root->version();
+  return absl::OkStatus();
+}
+
+absl::Status CommitView(XlaTensor& handle, ViewInfo& view,
+                        const XlaTensorPtr& value) {
+  if (value->shape() != handle.shape()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "in-place update of a view (tensor ", handle.id(), ", ",
+        handle.shape().ToString(), ") with a value of shape ",
+        value->shape().ToString()));
+  }
+  TXLA_RETURN_IF_ERROR(RefreshView(handle, view));
+  // The values along the chain, root first; then the new value backwards.
+  std::vector<XlaTensorPtr> values{view.root};
+  for (size_t i = 0; i + 1 < view.chain.size(); ++i) {
+    TXLA_ASSIGN_OR_RETURN(XlaTensorPtr next,
+                          view.chain[i]->Forward(values.back()));
+    values.push_back(std::move(next));
+  }
+  XlaTensorPtr updated = value;
+  for (size_t i = view.chain.size(); i-- > 0;) {
+    TXLA_ASSIGN_OR_RETURN(updated, view.chain[i]->Inverse(values[i], updated));
+  }
+  if (updated->shape() != view.root->shape()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "writing a view back into its root (tensor ", view.root->id(), ", ",
+        view.root->shape().ToString(), ") produced ",
+        updated->shape().ToString(), ": a view step's inverse is wrong"));
+  }
+  TXLA_RETURN_IF_ERROR(
+      AssignValue(*view.root, *updated, /*bump_version=*/true));
+  TXLA_RETURN_IF_ERROR(AssignValue(handle, *value, /*bump_version=*/false));
+  view.seen_version = view.root->version();
+  return absl::OkStatus();
+}
+
+
+}  // namespace torch_xla

@@ -1,0 +1,93 @@
+#ifndef TORCH_XLA_CSRC_TENSOR_VIEWS_H_
+#define TORCH_XLA_CSRC_TENSOR_VIEWS_H_
+
+// Views, in-place write-back and aliasing of lazy tensors. A view has its own
+// handle (XlaTensor) and a ViewInfo: the root's handle, the root version the
+// view last saw, and the chain of steps from the root to the view. A step's
+// Forward derives the view's value from its base's; Inverse writes a new
+// view value back into the base's value. Reading a view re-derives it when
+// its root moved (RefreshView); an in-place update of a view goes back
+// through the inverses into the root (CommitView). The root is shared
+// (shared_ptr); a ViewInfo owns its steps. Steps built here (reshape,
+// permute, unit-stride slice, expand) serve the C++ fast rules; the binding
+// layer adds a step that calls Python (forward, inverse) functions.
+//
+// Functions that run steps change no tensor before every step succeeded, so
+// an error (a status, or an exception raised by a Python step) leaves the
+// view, its root and the chain as they were.
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "torch_xla/csrc/ir/shape_util.h"  // ContiguousStrides
+#include "torch_xla/csrc/tensor/xla_tensor.h"
+
+namespace torch_xla {
+
+class ViewStep {
+ public:
+  virtual ~ViewStep() = default;
+  // The view's value from its base's.
+  virtual absl::StatusOr<XlaTensorPtr> Forward(
+      const XlaTensorPtr& base) const = 0;
+  // The base's new value after the view took the value `view`.
+  virtual absl::StatusOr<XlaTensorPtr> Inverse(
+      const XlaTensorPtr& base, const XlaTensorPtr& view) const = 0;
+};
+using ViewStepPtr = std::shared_ptr<const ViewStep>;
+
+// `base_dims` is the base's shape (the inverse reshapes back to it).
+ViewStepPtr ReshapeStep(std::vector<int64_t> dims,
+                        std::vector<int64_t> base_dims);
+ViewStepPtr PermuteStep(std::vector<int64_t> permutation);
+// base[..., start:end, ...] along `dim` (unit stride).
+ViewStepPtr SliceStep(int64_t dim, int64_t start, int64_t end);
+// `writable`: false when the expansion repeats elements; writing through it
+// then fails as in eager (RuntimeError), asking for a clone() first.
+ViewStepPtr ExpandStep(std::vector<int64_t> dims,
+                       std::vector<int64_t> base_dims, bool writable);
+
+struct ViewInfo {
+  XlaTensorPtr root;
+  int64_t seen_version = 0;
+  std::vector<ViewStepPtr> chain;
+  // The strides and storage offset eager would give the view (metadata
+  // PyTorch's composites read); not used to compute values.
+  std::vector<int64_t> strides;
+  int64_t storage_offset = 0;
+};
+using ViewInfoPtr = std::shared_ptr<ViewInfo>;
+
+// The view info of a new view of `base` (its handle `base_handle`, and its
+// view info `base_view`, or null when `base` is a root) one `step` further.
+ViewInfoPtr ExtendView(const XlaTensorPtr& base_handle,
+                       const ViewInfoPtr& base_view, ViewStepPtr step,
+                       std::vector<int64_t> strides, int64_t storage_offset);
+
+// Re-derives `handle` (the view's own handle) from the root if the root
+// changed since the view last saw it.
+absl::Status RefreshView(XlaTensor& handle, ViewInfo& view);
+
+// In-place update of a view to `value`: written back into the root through
+// the chain's inverses (the root's version moves); the view's handle takes
+// `value`.
+absl::Status CommitView(XlaTensor& handle, ViewInfo& view,
+                        const XlaTensorPtr& value);
+
+// `destination` takes `source`'s value (pending IR or data), keeping its own
+// tensor ID and alias ID; with `bump_version` it counts as an in-place update
+// (views of it re-derive). Fails when `source` is deleted or the shapes
+// differ.
+absl::Status AssignValue(XlaTensor& destination, const XlaTensor& source,
+                         bool bump_version);
+
+// A new tensor (new IDs) with `source`'s value: the same pending IR or the
+// same data. Fails for a deleted tensor.
+absl::StatusOr<XlaTensorPtr> CloneTensor(const XlaTensor& source);
+
+}  // namespace torch_xla
+
+#endif  // TORCH_XLA_CSRC_TENSOR_VIEWS_H_
