@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "torch_xla/csrc/ir/error_class.h"
 
 namespace torch_xla {
 namespace {
@@ -21,7 +22,10 @@ std::pair<int64_t, int64_t> Span(int64_t start, int64_t end) {
 
 std::string ErrorOf(const absl::StatusOr<Dims>& result) {
   EXPECT_FALSE(result.ok());
-  EXPECT_EQ(result.status().code(), absl::StatusCode::kFailedPrecondition);
+  // Bad user input, raised as eager's RuntimeError (ir/error_class.h).
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(GetEagerErrorClass(result.status()),
+            EagerErrorClass::kRuntimeError);
   return std::string(result.status().message());
 }
 

@@ -5,9 +5,9 @@
 // contiguous and view strides, slice bound clamping and broadcasting. Pure
 // functions on dimension vectors (no IR, no torch). The C++ fast rules use
 // them and Python (torch_xla/_ops) calls them through _XLAC, so both paths
-// agree by construction. Errors carry eager's message text and the code
-// FailedPrecondition, which the bindings raise as RuntimeError: eager raises
-// RuntimeError for these, and user code catches that.
+// agree by construction. Errors carry eager's message text, the code
+// InvalidArgument and eager's class, RuntimeError (ir/error_class.h), which
+// the bindings raise: user code catches what eager raises.
 
 #include <cstdint>
 #include <optional>
