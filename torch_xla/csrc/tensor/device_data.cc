@@ -93,6 +93,13 @@ bool DeviceData::IsDeleted() const {
   return false;
 }
 
+absl::Status DeviceData::CheckNotDeleted() const {
+  if (!IsDeleted()) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "cannot execute: an input (", shape().ToString(), ", data id ", id(),
+      ") was donated to an earlier computation and is deleted"));
+}
+
 HostData::HostData(Shape shape, std::vector<uint8_t> bytes)
     : Data(std::move(shape), DataKind::kHost), bytes_(std::move(bytes)) {}
 

@@ -35,6 +35,9 @@ class DeviceData final : public Data {
     return sharding() != nullptr ? 0 : buffers_.front()->device_ordinal();
   }
   bool IsDeleted() const;
+  // FailedPrecondition naming the data when an execution took it over
+  // (donation): it cannot be an input any more.
+  absl::Status CheckNotDeleted() const;
 
  private:
   std::vector<runtime::BufferPtr> buffers_;

@@ -195,12 +195,7 @@ absl::StatusOr<std::vector<BufferPtr>> GatherArguments(
     switch (data->kind()) {
       case DataKind::kDevice: {
         auto* device_data = static_cast<const DeviceData*>(data.get());
-        if (device_data->IsDeleted()) {
-          return absl::FailedPreconditionError(absl::StrCat(
-              "cannot execute: an input (", data->shape().ToString(),
-              ", data id ", data->id(), ") was donated to an earlier "
-              "computation and is deleted"));
-        }
+        TXLA_RETURN_IF_ERROR(device_data->CheckNotDeleted());
         if (device_data->device_ordinal() != device) {
           return absl::InvalidArgumentError(absl::StrCat(
               "cannot execute on xla:", device, ": an input (",

@@ -103,12 +103,7 @@ absl::StatusOr<std::vector<std::vector<BufferPtr>>> SpmdArguments(
     switch (data->kind()) {
       case DataKind::kDevice: {
         auto* device_data = static_cast<const DeviceData*>(data.get());
-        if (device_data->IsDeleted()) {
-          return absl::FailedPreconditionError(absl::StrCat(
-              "cannot execute: an input (", data->shape().ToString(),
-              ", data id ", data->id(), ") was donated to an earlier "
-              "computation and is deleted"));
-        }
+        TXLA_RETURN_IF_ERROR(device_data->CheckNotDeleted());
         if (data->sharding() == nullptr ||
             static_cast<int>(device_data->buffers().size()) != num_devices) {
           return absl::InvalidArgumentError(absl::StrCat(
