@@ -20,8 +20,9 @@ from torch_xla import _XLAC
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
                                 "examples"))
-from decoder import Decoder, DecoderConfig, next_token_loss  # noqa: E402
+from decoder import Decoder, DecoderConfig  # noqa: E402
 from spmd_decoder import shard_batch, shard_decoder  # noqa: E402
+from spmd_train import train  # noqa: E402
 
 if os.environ.get("XLA_USE_SPMD") != "1":
   pytest.skip("run through test_spmd.py (needs XLA_USE_SPMD=1 before the "
@@ -276,20 +277,6 @@ def test_send_cpu_data_to_device_with_input_sharding():
   assert outbound_bytes() == data[0].numel() * 4
 
 
-def _decoder_losses(model, batches, step_fn=None):
-  optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-  losses = []
-  for tokens in batches:
-    optimizer.zero_grad()
-    loss = next_token_loss(model, tokens)
-    loss.backward()
-    optimizer.step()
-    if step_fn:
-      step_fn()
-    losses.append(loss.item())
-  return losses
-
-
 @pytest.mark.parametrize("parallel", ["data", "tensor", "2d"])
 def test_decoder_training_matches_one_device(parallel):
   torch.manual_seed(0)
@@ -297,7 +284,7 @@ def test_decoder_training_matches_one_device(parallel):
                          vocab_size=64, max_seq_len=16)
   reference = Decoder(config)
   batches = [torch.randint(0, config.vocab_size, (N, 16)) for _ in range(3)]
-  expected = _decoder_losses(copy.deepcopy(reference), batches)
+  expected = train(copy.deepcopy(reference), batches, lr=0.1)
 
   model = copy.deepcopy(reference).to(DEVICE)
   if parallel == "data":
@@ -309,7 +296,7 @@ def test_decoder_training_matches_one_device(parallel):
   if parallel != "data":
     assert shard_decoder(model, mesh) == 2 * 7 + 2
   xla_batches = [shard_batch(t.to(DEVICE), mesh) for t in batches]
-  losses = _decoder_losses(model, xla_batches, torch_xla.sync)
+  losses = train(model, xla_batches, lr=0.1, step_fn=torch_xla.sync)
   torch.testing.assert_close(torch.tensor(losses), torch.tensor(expected),
                              rtol=1e-4, atol=1e-4)
   wq = model.layers[0].attention.wq.weight
