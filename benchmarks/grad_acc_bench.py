@@ -21,6 +21,8 @@ import subprocess
 import sys
 import time
 
+from anchors import run_anchor, steady_step_s
+
 
 def rss_peak_mb():
   return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -96,15 +98,6 @@ def run(args):
   return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def run_jax(python, anchors, mode, steps):
-  command = [python, os.path.join(anchors, "b2_gradacc_jax.py"), "--mode",
-             mode, "--steps", str(steps)]
-  env = dict(os.environ, JAX_PLATFORMS="cpu")
-  out = subprocess.run(command, check=True, capture_output=True, text=True,
-                       env=env, cwd=anchors)
-  return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def main():
   parser = argparse.ArgumentParser(description=__doc__)
   parser.add_argument("--steps", type=int, default=10)
@@ -120,9 +113,9 @@ def main():
   for mode in ("ga", "manual"):
     result["modes"][mode] = run(["--worker", mode, "8", str(args.steps)])
     if args.jax:
-      result.setdefault("jax", {})[mode] = run_jax(
-          args.jax, args.anchors, "scan" if mode == "ga" else "manual",
-          args.steps)
+      result.setdefault("jax", {})[mode] = run_anchor(
+          args.jax, args.anchors, "b2_gradacc_jax.py", "--mode",
+          "scan" if mode == "ga" else "manual", "--steps", str(args.steps))
   ga = result["modes"]["ga"]
   ga["peak_working_bytes_32_micro"] = run(["--worker", "ga", "32", "2"
                                           ])["peak_working_bytes"]
@@ -131,8 +124,7 @@ def main():
   result["ga_vs_manual_step"] = round(
       ga["steady_step_s"] / result["modes"]["manual"]["steady_step_s"], 3)
   if args.jax:
-    jax_scan = result["jax"]["ga"]
-    step = jax_scan.get("steady", {}).get("median_wall_s")
+    step = steady_step_s(result["jax"]["ga"])
     if step:
       result["ga_vs_jax_scan_step"] = round(ga["steady_step_s"] / step, 3)
   print(json.dumps(result))

@@ -25,6 +25,8 @@ import subprocess
 import sys
 import time
 
+from anchors import run_anchor, steady_step_s
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -101,15 +103,6 @@ def run(args):
   return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def run_jax(python, anchors, mode, steps):
-  command = [python, os.path.join(anchors, "b1_scan_jax.py"), "--mode", mode,
-             "--steps", str(steps)]
-  env = dict(os.environ, JAX_PLATFORMS="cpu")
-  out = subprocess.run(command, check=True, capture_output=True, text=True,
-                       env=env, cwd=anchors)
-  return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def write_plot(path, by_mode):
   """An SVG line chart of compile seconds vs layers, one line per mode."""
   width, height, pad = 480, 300, 50
@@ -169,9 +162,9 @@ def main():
   for mode in modes:
     result["modes"][mode] = run(["--worker", mode, "8", str(args.steps)])
     if args.jax:
-      result.setdefault("jax", {})[mode] = run_jax(
-          args.jax, args.anchors, mode if mode == "loop" else "scan",
-          args.steps)
+      result.setdefault("jax", {})[mode] = run_anchor(
+          args.jax, args.anchors, "b1_scan_jax.py", "--mode", mode, "--steps",
+          str(args.steps))
   for layers in (int(n) for n in args.layers.split(",")):
     for mode in modes:
       first = run(["--worker", mode, str(layers), "0"])["first_step"]
@@ -184,8 +177,7 @@ def main():
   if 8 in by_layers and 32 in by_layers:
     result["scan_compile_32_vs_8"] = round(by_layers[32] / by_layers[8], 3)
   if args.jax:
-    jax_scan = result["jax"]["scan"]
-    jax_step = jax_scan.get("steady", jax_scan).get("median_wall_s")
+    jax_step = steady_step_s(result["jax"]["scan"])
     if jax_step:
       result["scan_vs_jax_scan_step"] = round(scan["steady_step_s"] / jax_step,
                                               3)

@@ -29,7 +29,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 
@@ -42,6 +41,7 @@ import torch_xla.debug.metrics as met
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "examples"))
 from decoder import (Decoder, DecoderConfig, DecoderLayer,  # noqa: E402
                      next_token_loss, rotary_tables, synthetic_batches)
+from anchors import run_anchor  # noqa: E402
 
 OPS = 10_000
 
@@ -107,11 +107,8 @@ def zeros_chain_compile_s(device):
 
 
 def jax_chain_compile_s(python, anchors):
-  out = subprocess.run(
-      [python, os.path.join(anchors, "b3_trace_jax.py"), "--ops", str(OPS)],
-      check=True, capture_output=True, text=True,
-      env=dict(os.environ, JAX_PLATFORMS="cpu"), cwd=anchors)
-  return json.loads(out.stdout.strip().splitlines()[-1])["compile_s"]
+  return run_anchor(python, anchors, "b3_trace_jax.py", "--ops",
+                    str(OPS))["compile_s"]
 
 
 def overlap(device, steps=8):

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "torch_xla/csrc/metrics/metrics.h"
+#include "torch_xla/csrc/runtime/host_heap.h"
 #include "torch_xla/csrc/runtime/plugin.h"
 
 namespace torch_xla::runtime {
@@ -90,6 +91,8 @@ absl::StatusOr<std::unique_ptr<Client>> Client::Create(
   args.num_options = create_options.size();
   PJRT_RETURN_IF_ERROR(*api, PJRT_Client_Create, args);
 
+  // The CPU plugin's device buffers are host heap blocks.
+  if (options.device_type == "CPU") KeepLargeBuffersOffTheHeap();
   std::unique_ptr<Client> client(new Client(
       *api, OwnedClient(args.client, ClientDeleter{*api}), options.device_type));
   client->plugin_path_ = path;

@@ -1,7 +1,5 @@
 #include "torch_xla/csrc/tensor/graph_executor.h"
 
-#include <malloc.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -23,6 +21,7 @@
 #include "torch_xla/csrc/lowering/lowering_context.h"
 #include "torch_xla/csrc/metrics/metrics.h"
 #include "torch_xla/csrc/runtime/client.h"
+#include "torch_xla/csrc/runtime/host_heap.h"
 #include "torch_xla/csrc/tensor/device_data.h"
 #include "torch_xla/csrc/tensor/host_uploads.h"
 #include "torch_xla/csrc/tensor/lru_cache.h"
@@ -341,7 +340,7 @@ absl::Status ExecuteGroup(SyncGroup& group, bool donate,
     // The compiler's scratch heap is free now; hand it back to the OS before
     // the program's own buffers are allocated, or it stays in the process
     // (glibc keeps freed heap) on top of every later peak.
-    malloc_trim(0);
+    runtime::ReleaseFreedHeap();
   }
   const runtime::Executable& executable = *compiled->executable;
 
