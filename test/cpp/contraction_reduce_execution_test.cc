@@ -1,10 +1,11 @@
 // Execution of contractions and reductions: dot_general (matmul, batched,
-// contracting a leading dim, preferred result type, outer product at full
-// precision with a tolerance) and reduce (sum/prod/max/min, pred and/or,
-// integers, init values of every element type, empty inputs). Graphs run
-// through the CPU plugin and are checked against values computed here with
-// plain C++ loops. Inputs lie on a grid of quarters (testing::Quarters), so
-// sums and products are exact in f32 and results compare bit for bit.
+// contracting a leading dim, transposed operands read through, preferred
+// result type, outer product at full precision with a tolerance) and reduce
+// (sum/prod/max/min, pred and/or, integers, init values of every element
+// type, empty inputs). Graphs run through the CPU plugin and are checked
+// against values computed here with plain C++ loops. Inputs lie on a grid
+// of quarters (testing::Quarters), so sums and products are exact in f32 and
+// results compare bit for bit.
 
 #include <algorithm>
 #include <cmath>
@@ -17,6 +18,7 @@
 #include "test/cpp/execution_test_util.h"
 #include "test/cpp/ir_test_util.h"
 #include "torch_xla/csrc/ir/builder.h"
+#include "torch_xla/csrc/lowering/lowering_context.h"
 
 namespace torch_xla {
 namespace {
@@ -83,6 +85,74 @@ TEST(DotExecTest, Batched) {
            DotDims({0}, {0}, {2}, {1}));
   EXPECT_EQ(dot.shape(), Shape(DType::kF32, {2, 3, 5}));
   EXPECT_EQ(Exec<float>(dot), ToFloats(BatchedMatmulRef(a, b, 2, 3, 4, 5)));
+}
+
+Value Transposed(Value x, Dims permutation) {
+  return Make(OpKind::kTranspose, {std::move(x)},
+              Attrs().Set("permutation", std::move(permutation)));
+}
+
+std::string Lowered(const Value& value) {
+  LoweringContext context("dot");
+  EXPECT_TRUE(context.Build({value}).ok());
+  absl::StatusOr<std::string> text = context.HloText();
+  EXPECT_TRUE(text.ok()) << text.status();
+  return text.ok() ? *text : "";
+}
+
+// The lowering reads through transposed operands (x @ W.t()): the dot takes
+// W itself with its contracting dims mapped; values are unchanged.
+TEST(DotExecTest, TransposedOperandsAreReadThrough) {
+  std::vector<float> a = Quarters(12, 9), b = Quarters(20, 10);
+  std::vector<float> at(12), bt(20);  // a is [4,3], b is [5,4]
+  for (int q = 0; q < 4; ++q)
+    for (int i = 0; i < 3; ++i) at[i * 4 + q] = a[q * 3 + i];
+  for (int j = 0; j < 5; ++j)
+    for (int q = 0; q < 4; ++q) bt[q * 5 + j] = b[j * 4 + q];
+  Value dot = Make(OpKind::kDotGeneral,
+                   {Transposed(Input(a, {4, 3}), {1, 0}),
+                    Transposed(Input(b, {5, 4}), {1, 0})},
+                   DotDims({}, {}, {1}, {0}));
+  EXPECT_EQ(Exec<float>(dot), ToFloats(BatchedMatmulRef(at, bt, 1, 3, 4, 5)));
+  EXPECT_NE(Lowered(dot).find("lhs_contracting_dimensions = [0], "
+                              "rhs_contracting_dimensions = [1]"),
+            std::string::npos)
+      << Lowered(dot);
+
+  // Batched, rhs [2,5,3] transposed to [2,3,5]: batch and contracting dims
+  // map through the permutation.
+  std::vector<float> l = Quarters(2 * 4 * 3, 11), r = Quarters(2 * 5 * 3, 12);
+  std::vector<float> rt(30);
+  for (int p = 0; p < 2; ++p)
+    for (int j = 0; j < 5; ++j)
+      for (int q = 0; q < 3; ++q)
+        rt[(p * 3 + q) * 5 + j] = r[(p * 5 + j) * 3 + q];
+  Value batched = Make(OpKind::kDotGeneral,
+                       {Input(l, {2, 4, 3}),
+                        Transposed(Input(r, {2, 5, 3}), {0, 2, 1})},
+                       DotDims({0}, {0}, {2}, {1}));
+  EXPECT_EQ(Exec<float>(batched),
+            ToFloats(BatchedMatmulRef(l, rt, 2, 4, 3, 5)));
+}
+
+// A transpose that reorders two free dims stays: reading through it would
+// permute the result.
+TEST(DotExecTest, TransposeOfFreeDimsIsKept) {
+  std::vector<float> l = Quarters(6 * 2, 13), u = Quarters(4 * 3 * 2, 14);
+  // v = u.permute(1, 0, 2): [3,4,2]; out[i][a][c] = sum_k l[i][k] u[c][a][k].
+  Value dot = Make(OpKind::kDotGeneral,
+                   {Input(l, {6, 2}),
+                    Transposed(Input(u, {4, 3, 2}), {1, 0, 2})},
+                   DotDims({}, {}, {1}, {2}));
+  EXPECT_EQ(dot.shape(), Shape(DType::kF32, {6, 3, 4}));
+  std::vector<float> want(6 * 3 * 4, 0.0f);
+  for (int i = 0; i < 6; ++i)
+    for (int a = 0; a < 3; ++a)
+      for (int c = 0; c < 4; ++c)
+        for (int k = 0; k < 2; ++k)
+          want[(i * 3 + a) * 4 + c] += l[i * 2 + k] * u[(c * 3 + a) * 2 + k];
+  EXPECT_EQ(Exec<float>(dot), want);
+  EXPECT_NE(Lowered(dot).find("stablehlo.transpose"), std::string::npos);
 }
 
 TEST(DotExecTest, PreferredResultType) {

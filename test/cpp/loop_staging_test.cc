@@ -69,6 +69,18 @@ TEST(LoopStagingTest, LoopInvariantsAndResiduals) {
   // Used directly by a variable-dependent node, W itself is the invariant.
   EXPECT_EQ(LoopInvariants({Add(b.c, b.w)}, {c->id(), x->id()}),
             std::vector<Value>{b.w});
+  // A view of an outside value (x @ W.t()'s transpose, a broadcast of a
+  // computed value) is taken inside: what comes in is the viewed value.
+  Value wt = Make(OpKind::kTranspose,
+                  {Make(OpKind::kReshape, {b.w}, Attrs().Set("dims", Dims{2, 2}))},
+                  Attrs().Set("permutation", Dims{1, 0}));
+  Value cm = Make(OpKind::kReshape, {b.c}, Attrs().Set("dims", Dims{2, 2}));
+  EXPECT_EQ(LoopInvariants({Mul(cm, wt)}, {c->id(), x->id()}),
+            std::vector<Value>{b.w});
+  EXPECT_EQ(LoopInvariants({Add(b.c, Make(OpKind::kReverse, {b.ww},
+                                          Attrs().Set("dims", Dims{0})))},
+                           {c->id(), x->id()}),
+            std::vector<Value>{b.ww});
 
   // Forward y = tanh(c * x); backward dc = g * (1 - y * y) * x.
   DataPtr g = MakePlaceholder(kF32x4);

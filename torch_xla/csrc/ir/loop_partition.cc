@@ -101,11 +101,14 @@ std::vector<Value> LoopInvariants(absl::Span<const Value> roots,
   }
   std::vector<Value> out;
   absl::flat_hash_set<ValueKey> seen;
-  auto consider = [&](const Value& v) {
+  auto consider = [&](Value v) {
     int64_t p = order.PositionOf(v.node.get());
-    if (!depends[p] && external[p] && seen.insert({v.node.get(), v.index}).second) {
-      out.push_back(v);
-    }
+    if (depends[p] || !external[p]) return;
+    // A view of an outside value (W.t(), a broadcast bias) stays in the body
+    // over that value: XLA folds it into its consumer there (a dot's
+    // dimension numbers, a fusion); computed outside, it is materialized.
+    while (RearrangesOnly(*v.node)) v = v.node->operand(0);
+    if (seen.insert({v.node.get(), v.index}).second) out.push_back(v);
   };
   for (size_t i = 0; i < order.nodes.size(); ++i) {
     if (!depends[i]) continue;

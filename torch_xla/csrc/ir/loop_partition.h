@@ -27,7 +27,9 @@ using DataIdSet = absl::flat_hash_set<int64_t>;
 // a variable; host data does not count: it becomes constants) or draws
 // random numbers or loops, and is used by a variable-dependent node or is
 // itself a root. Cheap data-free values (constants, iota, host scalars and
-// what is computed from them) stay in the body. In walk order, each once.
+// what is computed from them) stay in the body, and so do views (reshape,
+// transpose, broadcast, slice, reverse) of an outside value: the value comes
+// in, the view is taken inside. In walk order, each once.
 std::vector<Value> LoopInvariants(absl::Span<const Value> roots,
                                   const DataIdSet& variables);
 

@@ -1,5 +1,16 @@
 // Lowerings: dot_general. Empty dimension lists are omitted from
 // #stablehlo.dot<...>, as StableHLO's own printer does.
+//
+// An operand that is a transpose is read through: the dot takes the
+// transpose's input with its dimension numbers mapped back, as a dot
+// written with those dimensions would be. PyTorch spells every linear layer
+// x @ W.t() (and its gradients g.t() @ x); left as a transpose op, XLA may
+// hoist it out of a loop body (W is loop-invariant) and materialize it
+// there on every step, where it can no longer fold it into the dot.
+
+#include <cstdint>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -11,18 +22,58 @@
 namespace torch_xla {
 namespace {
 
+using Dims = std::vector<int64_t>;
+
+Dims DimsOr(const Node& node, absl::string_view attr) {
+  const auto* dims = node.attrs().FindAs<Dims>(attr);
+  return dims != nullptr ? *dims : Dims();
+}
+
+// One side of the dot: the value it reads and its batch / contracting dims.
+struct DotOperand {
+  Value value;
+  Dims batch;
+  Dims contract;
+};
+
+// Reads through a transpose when that keeps the dot's result layout: the
+// result lists the free (neither batch nor contracting) dims in increasing
+// order, so the permutation must keep them in order.
+DotOperand ReadThroughTranspose(DotOperand operand) {
+  const Node& producer = *operand.value.node;
+  if (producer.kind() != OpKind::kTranspose) return operand;
+  const Dims permutation = DimsOr(producer, "permutation");
+  const int64_t rank = static_cast<int64_t>(permutation.size());
+  std::vector<bool> bound(rank, false);
+  for (int64_t d : operand.batch) bound[d] = true;
+  for (int64_t d : operand.contract) bound[d] = true;
+  int64_t last_free = -1;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (bound[d]) continue;
+    if (permutation[d] < last_free) return operand;
+    last_free = permutation[d];
+  }
+  DotOperand folded{producer.operand(0), {}, {}};
+  for (int64_t d : operand.batch) folded.batch.push_back(permutation[d]);
+  for (int64_t d : operand.contract) folded.contract.push_back(permutation[d]);
+  return folded;
+}
+
 absl::Status LowerDotGeneral(const Node& node, MlirEmitter& e) {
+  const DotOperand lhs = ReadThroughTranspose(
+      {node.operand(0), DimsOr(node, "lhs_batch"), DimsOr(node, "lhs_contract")});
+  const DotOperand rhs = ReadThroughTranspose(
+      {node.operand(1), DimsOr(node, "rhs_batch"), DimsOr(node, "rhs_contract")});
   std::vector<std::string> fields;
-  auto add = [&](absl::string_view attr, absl::string_view field) {
-    const auto* dims = node.attrs().FindAs<std::vector<int64_t>>(attr);
-    if (dims != nullptr && !dims->empty()) {
-      fields.push_back(absl::StrCat(field, " = ", I64List(*dims)));
+  auto add = [&](absl::string_view field, const Dims& dims) {
+    if (!dims.empty()) {
+      fields.push_back(absl::StrCat(field, " = ", I64List(dims)));
     }
   };
-  add("lhs_batch", "lhs_batching_dimensions");
-  add("rhs_batch", "rhs_batching_dimensions");
-  add("lhs_contract", "lhs_contracting_dimensions");
-  add("rhs_contract", "rhs_contracting_dimensions");
+  add("lhs_batching_dimensions", lhs.batch);
+  add("rhs_batching_dimensions", rhs.batch);
+  add("lhs_contracting_dimensions", lhs.contract);
+  add("rhs_contracting_dimensions", rhs.contract);
   std::string attrs = absl::StrCat("{dot_dimension_numbers = #stablehlo.dot<",
                                    absl::StrJoin(fields, ", "), ">");
   if (const auto* precision = node.attrs().FindAs<std::string>("precision")) {
@@ -30,7 +81,12 @@ absl::Status LowerDotGeneral(const Node& node, MlirEmitter& e) {
                     *precision, ">, #stablehlo<precision ", *precision, ">]");
   }
   attrs += "}";
-  e.EmitNodeOp(node, "stablehlo.dot_general", attrs);
+  TXLA_ASSIGN_OR_RETURN(
+      std::string name,
+      e.EmitOp("stablehlo.dot_general", {e.Ref(lhs.value), e.Ref(rhs.value)},
+               {lhs.value.shape().ToMlirType(), rhs.value.shape().ToMlirType()},
+               attrs, MlirEmitter::ResultTypes(node)));
+  e.Bind(&node, std::move(name));
   return absl::OkStatus();
 }
 
