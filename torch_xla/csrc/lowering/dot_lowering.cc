@@ -4,9 +4,9 @@
 // An operand that is a transpose is read through: the dot takes the
 // transpose's input with its dimension numbers mapped back, as a dot
 // written with those dimensions would be. PyTorch spells every linear layer
-// x @ W.t() (and its gradients g.t() @ x); left as a transpose op, XLA may
-// hoist it out of a loop body (W is loop-invariant) and materialize it
-// there on every step, where it can no longer fold it into the dot.
+// x @ W.t() (and its gradients g.t() @ x); as a separate op, the transpose
+// of a loop-invariant weight can end up computed outside a loop body,
+// materialized on every step, where XLA no longer folds it into the dot.
 
 #include <cstdint>
 #include <string>
