@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "test/cpp/execution_test_util.h"
 #include "torch_xla/csrc/ir/builder.h"
 #include "torch_xla/csrc/metrics/metrics.h"
 #include "torch_xla/csrc/placeholder/placeholder.h"
@@ -38,18 +39,9 @@ runtime::BufferPtr Upload(const std::vector<float>& values, int device) {
 }
 
 XlaTensorPtr FromHost(const std::vector<float>& values, int device) {
-  runtime::BufferPtr buffer = Upload(values, device);
-  return XlaTensor::FromData(
-      std::make_shared<DeviceData>(buffer->shape(), std::vector{buffer}),
-      device);
-}
-
-std::vector<float> ToHost(const XlaTensorPtr& tensor) {
-  std::vector<float> out(tensor->shape().num_elements());
-  absl::Status status =
-      TensorToHost(tensor, out.data(), out.size() * sizeof(float));
-  EXPECT_TRUE(status.ok()) << status;
-  return out;
+  Client();  // the 4-device client first
+  return testing::TensorFromHost(
+      values, {static_cast<int64_t>(values.size())}, device);
 }
 
 int64_t Samples(const char* name) {
@@ -90,8 +82,8 @@ TEST(DeviceCopyTest, PendingIrRunsOnTheSourceThenCopiesDeviceToDevice) {
   EXPECT_EQ(BufferDevice(*copy), 3);
   EXPECT_NE((*copy)->id(), pending->id());
   EXPECT_NE((*copy)->alias_id(), pending->alias_id());
-  EXPECT_EQ(ToHost(*copy), (std::vector<float>{2, 2, 15.75}));
-  EXPECT_EQ(ToHost(pending), (std::vector<float>{2, 2, 15.75}));
+  EXPECT_EQ(testing::Read<float>(*copy), (std::vector<float>{2, 2, 15.75}));
+  EXPECT_EQ(testing::Read<float>(pending), (std::vector<float>{2, 2, 15.75}));
 }
 
 TEST(DeviceCopyTest, TheCopyFeedsAComputationOnTheTargetDevice) {
@@ -100,7 +92,7 @@ TEST(DeviceCopyTest, TheCopyFeedsAComputationOnTheTargetDevice) {
   XlaTensorPtr y = FromHost({10, 20}, 2);
   XlaTensorPtr sum = XlaTensor::FromIr(
       *MakeBinary(OpKind::kAdd, *copy->GetIrValue(), *y->GetIrValue()), 2);
-  EXPECT_EQ(ToHost(sum), (std::vector<float>{11, 22}));
+  EXPECT_EQ(testing::Read<float>(sum), (std::vector<float>{11, 22}));
   EXPECT_EQ(BufferDevice(sum), 2);
 }
 

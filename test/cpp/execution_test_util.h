@@ -1,8 +1,9 @@
 #ifndef TORCH_XLA_TEST_CPP_EXECUTION_TEST_UTIL_H_
 #define TORCH_XLA_TEST_CPP_EXECUTION_TEST_UTIL_H_
 
-// Helpers of the execution tests: device-data inputs from host vectors and
-// running values through the CPU plugin (lower -> compile -> execute).
+// Helpers of the execution tests: device-data inputs and tensors from host
+// vectors, reading tensors back, and running values through the CPU plugin
+// (lower -> compile -> execute).
 
 #include <cstdint>
 #include <cstdlib>
@@ -34,11 +35,12 @@ DType DefaultDType() {
   return DType::kBF16;  // uint16_t bits: pass kBF16 or kF16 explicitly
 }
 
-// A device-data leaf holding `values` (row-major). Pred data is uint8_t 0/1
-// with dtype kBool; bf16/f16 data is uint16_t bits.
+// Device data holding `values` (row-major) on `device`. Pred data is
+// uint8_t 0/1 with dtype kBool; bf16/f16 data is uint16_t bits.
 template <typename T>
-Value Input(const std::vector<T>& values, std::vector<int64_t> dims,
-            DType dtype = DefaultDType<T>()) {
+std::shared_ptr<DeviceData> DeviceDataFromHost(const std::vector<T>& values,
+                                               std::vector<int64_t> dims,
+                                               DType dtype, int device) {
   Shape shape(dtype, std::move(dims));
   if (shape.byte_size() != static_cast<int64_t>(values.size() * sizeof(T))) {
     ADD_FAILURE() << "test bug: " << values.size() << " values for "
@@ -47,8 +49,24 @@ Value Input(const std::vector<T>& values, std::vector<int64_t> dims,
   }
   runtime::Client* client = Ok(runtime::Client::Global());
   runtime::BufferPtr buffer =
-      Ok(client->TransferToDevice(values.data(), shape, 0));
-  return MakeDataNode(std::make_shared<DeviceData>(shape, std::vector{buffer}));
+      Ok(client->TransferToDevice(values.data(), shape, device));
+  return std::make_shared<DeviceData>(shape, std::vector{buffer});
+}
+
+// A device-data leaf holding `values` on device 0.
+template <typename T>
+Value Input(const std::vector<T>& values, std::vector<int64_t> dims,
+            DType dtype = DefaultDType<T>()) {
+  return MakeDataNode(DeviceDataFromHost(values, std::move(dims), dtype, 0));
+}
+
+// An f32 tensor holding `values` as device data on `device`.
+inline XlaTensorPtr TensorFromHost(const std::vector<float>& values,
+                                   std::vector<int64_t> dims,
+                                   int device = 0) {
+  return XlaTensor::FromData(
+      DeviceDataFromHost(values, std::move(dims), DType::kF32, device),
+      device);
 }
 
 // The elements of a tensor (running its pending graph first).

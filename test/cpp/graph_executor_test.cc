@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "test/cpp/execution_test_util.h"
 #include "torch_xla/csrc/ir/builder.h"
 #include "torch_xla/csrc/metrics/metrics.h"
 #include "torch_xla/csrc/placeholder/placeholder.h"
@@ -16,23 +17,8 @@
 namespace torch_xla {
 namespace {
 
-XlaTensorPtr FromHost(const std::vector<float>& values,
-                      std::vector<int64_t> dims) {
-  runtime::Client* client = *runtime::Client::Global();
-  Shape shape(DType::kF32, std::move(dims));
-  runtime::BufferPtr buffer =
-      *client->TransferToDevice(values.data(), shape, 0);
-  return XlaTensor::FromData(
-      std::make_shared<DeviceData>(shape, std::vector{buffer}), 0);
-}
-
-std::vector<float> ToHost(const XlaTensorPtr& tensor) {
-  std::vector<float> out(tensor->shape().num_elements());
-  absl::Status status =
-      TensorToHost(tensor, out.data(), out.size() * sizeof(float));
-  EXPECT_TRUE(status.ok()) << status;
-  return out;
-}
+using testing::Read;
+using testing::TensorFromHost;
 
 Value IrOf(const XlaTensorPtr& tensor) { return *tensor->GetIrValue(); }
 
@@ -58,34 +44,34 @@ XlaTensorPtr Step(const XlaTensorPtr& x, const XlaTensorPtr& y, float scale) {
 TEST(GraphExecutorTest, SyncComputesValuesAndSecondStepHitsCache) {
   metrics::ClearCounters();
   ClearCompileCache();
-  XlaTensorPtr x = FromHost({1, 2, 3}, {3});
-  XlaTensorPtr y = FromHost({10, 20, 30}, {3});
+  XlaTensorPtr x = TensorFromHost({1, 2, 3}, {3});
+  XlaTensorPtr y = TensorFromHost({10, 20, 30}, {3});
 
   XlaTensorPtr out = Step(x, y, 2.0f);
   EXPECT_EQ(out->state(), TensorState::kIrValue);
   ASSERT_TRUE(SyncLiveTensors().ok());
   EXPECT_EQ(out->state(), TensorState::kDeviceData);
-  EXPECT_EQ(ToHost(out), (std::vector<float>{22, 44, 66}));
+  EXPECT_EQ(Read<float>(out), (std::vector<float>{22, 44, 66}));
   EXPECT_EQ(Counter("UncachedCompile"), 1);
   EXPECT_EQ(Counter("CachedCompile"), 0);
 
   // Same program, new scalar value: a cache hit, no recompile.
   XlaTensorPtr out2 = Step(x, y, 0.5f);
   ASSERT_TRUE(SyncLiveTensors().ok());
-  EXPECT_EQ(ToHost(out2), (std::vector<float>{5.5, 11, 16.5}));
+  EXPECT_EQ(Read<float>(out2), (std::vector<float>{5.5, 11, 16.5}));
   EXPECT_EQ(Counter("UncachedCompile"), 1);
   EXPECT_EQ(Counter("CachedCompile"), 1);
   EXPECT_EQ(CompileCacheSize(), 1);
 }
 
 TEST(GraphExecutorTest, ReadingAPendingTensorRunsOnlyItsGraph) {
-  XlaTensorPtr x = FromHost({1, 2}, {2});
+  XlaTensorPtr x = TensorFromHost({1, 2}, {2});
   XlaTensorPtr a = Binary(OpKind::kAdd, x, x);
   XlaTensorPtr b = Binary(OpKind::kMultiply, x, x);
-  EXPECT_EQ(ToHost(a), (std::vector<float>{2, 4}));
+  EXPECT_EQ(Read<float>(a), (std::vector<float>{2, 4}));
   EXPECT_EQ(a->state(), TensorState::kDeviceData);
   EXPECT_EQ(b->state(), TensorState::kIrValue);  // untouched
-  EXPECT_EQ(ToHost(b), (std::vector<float>{1, 4}));
+  EXPECT_EQ(Read<float>(b), (std::vector<float>{1, 4}));
 }
 
 TEST(GraphExecutorTest, PlaceholderCannotBeReadOrExecuted) {
@@ -125,12 +111,12 @@ class DonationTest : public ::testing::TestWithParam<DonationCase> {};
 TEST_P(DonationTest, DonatesExactlyWhenSafe) {
   const DonationCase& c = GetParam();
   SetEnableBufferDonorAliasing(c.explicit_donor);
-  XlaTensorPtr t = FromHost({1, 2, 3, 4}, {4});
+  XlaTensorPtr t = TensorFromHost({1, 2, 3, 4}, {4});
   runtime::BufferPtr buffer =
       static_cast<DeviceData*>(t->data().get())->buffer();
   XlaTensorPtr clone;
   if (c.keep_clone) clone = XlaTensor::FromData(t->data(), 0);
-  XlaTensorPtr other = FromHost({1, 1, 1, 1}, {4});
+  XlaTensorPtr other = TensorFromHost({1, 1, 1, 1}, {4});
   XlaTensorPtr result;
   if (c.in_place) {
     ASSERT_TRUE(t->SetIrValue(IrOf(Binary(OpKind::kAdd, t, other))).ok());
@@ -145,10 +131,10 @@ TEST_P(DonationTest, DonatesExactlyWhenSafe) {
   EXPECT_EQ(aliases->accumulator(), c.expected_aliases) << c.name;
   EXPECT_EQ(buffer->IsDeleted(), c.input_deleted) << c.name;
   if (c.keep_clone) {
-    EXPECT_EQ(ToHost(clone), (std::vector<float>{1, 2, 3, 4}));
+    EXPECT_EQ(Read<float>(clone), (std::vector<float>{1, 2, 3, 4}));
   }
   if (c.in_place) {
-    EXPECT_EQ(ToHost(t), (std::vector<float>{2, 3, 4, 5}));
+    EXPECT_EQ(Read<float>(t), (std::vector<float>{2, 3, 4, 5}));
   }
   if (c.explicit_donor && c.input_deleted) {
     EXPECT_EQ(t->state(), TensorState::kDeleted);
@@ -170,7 +156,7 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(GraphExecutorTest, NoDonationAcrossShapeMismatch) {
-  XlaTensorPtr t = FromHost({1, 2, 3, 4}, {4});
+  XlaTensorPtr t = TensorFromHost({1, 2, 3, 4}, {4});
   runtime::BufferPtr buffer =
       static_cast<DeviceData*>(t->data().get())->buffer();
   // A new value of another shape cannot reuse t's buffer; t keeps its alias
@@ -183,7 +169,7 @@ TEST(GraphExecutorTest, NoDonationAcrossShapeMismatch) {
   t.reset();
   ASSERT_TRUE(SyncLiveTensors().ok());
   EXPECT_FALSE(buffer->IsDeleted());
-  EXPECT_EQ(ToHost(replacement), (std::vector<float>{1, 2}));
+  EXPECT_EQ(Read<float>(replacement), (std::vector<float>{1, 2}));
 }
 
 }  // namespace

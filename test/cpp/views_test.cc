@@ -7,9 +7,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "test/cpp/execution_test_util.h"
 #include "torch_xla/csrc/ir/error_class.h"
-#include "torch_xla/csrc/runtime/client.h"
-#include "torch_xla/csrc/tensor/device_data.h"
 #include "torch_xla/csrc/tensor/graph_executor.h"
 #include "torch_xla/csrc/tensor/views.h"
 #include "torch_xla/csrc/tensor/xla_tensor.h"
@@ -17,24 +16,8 @@
 namespace torch_xla {
 namespace {
 
-XlaTensorPtr FromHost(const std::vector<float>& values,
-                      std::vector<int64_t> dims) {
-  runtime::Client* client = *runtime::Client::Global();
-  Shape shape(DType::kF32, std::move(dims));
-  runtime::BufferPtr buffer =
-      *client->TransferToDevice(values.data(), shape, 0);
-  return XlaTensor::FromData(
-      std::make_shared<DeviceData>(shape, std::vector{buffer}), 0);
-}
-
-// The tensor's value, after syncing its pending IR.
-std::vector<float> ToHost(const XlaTensorPtr& tensor) {
-  std::vector<float> out(tensor->shape().num_elements());
-  absl::Status status =
-      TensorToHost(tensor, out.data(), out.size() * sizeof(float));
-  EXPECT_TRUE(status.ok()) << status;
-  return out;
-}
+using testing::Read;
+using testing::TensorFromHost;
 
 // A view of `base` (a root when `base_view` is null) one `step` further:
 // its handle and its view info.
@@ -58,33 +41,33 @@ View MakeView(const XlaTensorPtr& base, const ViewInfoPtr& base_view,
 
 // 0 1 2
 // 3 4 5
-XlaTensorPtr Root2x3() { return FromHost({0, 1, 2, 3, 4, 5}, {2, 3}); }
+XlaTensorPtr Root2x3() { return TensorFromHost({0, 1, 2, 3, 4, 5}, {2, 3}); }
 
 TEST(ViewsTest, ReshapeViewDerivesRowMajorValues) {
   XlaTensorPtr root = Root2x3();
   View v = MakeView(root, nullptr, ReshapeStep({3, 2}, {2, 3}));
   EXPECT_EQ(v.handle->shape().dims, (std::vector<int64_t>{3, 2}));
-  EXPECT_EQ(ToHost(v.handle), (std::vector<float>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(Read<float>(v.handle), (std::vector<float>{0, 1, 2, 3, 4, 5}));
 }
 
 TEST(ViewsTest, PermuteViewTransposes) {
   XlaTensorPtr root = Root2x3();
   View v = MakeView(root, nullptr, PermuteStep({1, 0}));
   EXPECT_EQ(v.handle->shape().dims, (std::vector<int64_t>{3, 2}));
-  EXPECT_EQ(ToHost(v.handle), (std::vector<float>{0, 3, 1, 4, 2, 5}));
+  EXPECT_EQ(Read<float>(v.handle), (std::vector<float>{0, 3, 1, 4, 2, 5}));
 }
 
 TEST(ViewsTest, SliceViewTakesTheRange) {
   XlaTensorPtr root = Root2x3();
   View v = MakeView(root, nullptr, SliceStep(/*dim=*/1, /*start=*/1, 3));
   EXPECT_EQ(v.handle->shape().dims, (std::vector<int64_t>{2, 2}));
-  EXPECT_EQ(ToHost(v.handle), (std::vector<float>{1, 2, 4, 5}));
+  EXPECT_EQ(Read<float>(v.handle), (std::vector<float>{1, 2, 4, 5}));
 }
 
 TEST(ViewsTest, ExpandViewRepeatsSizeOneDims) {
-  XlaTensorPtr root = FromHost({7, 8}, {2, 1});
+  XlaTensorPtr root = TensorFromHost({7, 8}, {2, 1});
   View v = MakeView(root, nullptr, ExpandStep({2, 3}, {2, 1}, false));
-  EXPECT_EQ(ToHost(v.handle), (std::vector<float>{7, 7, 7, 8, 8, 8}));
+  EXPECT_EQ(Read<float>(v.handle), (std::vector<float>{7, 7, 7, 8, 8, 8}));
 }
 
 TEST(ViewsTest, IdentityStepKeepsTheData) {
@@ -99,56 +82,58 @@ TEST(ViewsTest, CommitWritesThroughAChainIntoTheRoot) {
   // root.t()[1:3]: rows 1 and 2 of the transpose = columns 1 and 2.
   View t = MakeView(root, nullptr, PermuteStep({1, 0}));
   View s = MakeView(t.handle, t.info, SliceStep(0, 1, 3));
-  EXPECT_EQ(ToHost(s.handle), (std::vector<float>{1, 4, 2, 5}));
+  EXPECT_EQ(Read<float>(s.handle), (std::vector<float>{1, 4, 2, 5}));
   const int64_t version = root->version();
 
-  XlaTensorPtr value = FromHost({10, 40, 20, 50}, {2, 2});
+  XlaTensorPtr value = TensorFromHost({10, 40, 20, 50}, {2, 2});
   absl::Status status = CommitView(*s.handle, *s.info, value);
   ASSERT_TRUE(status.ok()) << status;
 
   EXPECT_EQ(root->version(), version + 1);
   EXPECT_EQ(s.info->seen_version, root->version());
-  EXPECT_EQ(ToHost(root), (std::vector<float>{0, 10, 20, 3, 40, 50}));
-  EXPECT_EQ(ToHost(s.handle), (std::vector<float>{10, 40, 20, 50}));
+  EXPECT_EQ(Read<float>(root), (std::vector<float>{0, 10, 20, 3, 40, 50}));
+  EXPECT_EQ(Read<float>(s.handle), (std::vector<float>{10, 40, 20, 50}));
   // The sibling view sees the write once refreshed.
   ASSERT_TRUE(RefreshView(*t.handle, *t.info).ok());
-  EXPECT_EQ(ToHost(t.handle), (std::vector<float>{0, 3, 10, 40, 20, 50}));
+  EXPECT_EQ(Read<float>(t.handle), (std::vector<float>{0, 3, 10, 40, 20, 50}));
 }
 
 TEST(ViewsTest, CommitThroughReshapeAndWritableExpand) {
-  XlaTensorPtr root = FromHost({1, 2, 3}, {3});
+  XlaTensorPtr root = TensorFromHost({1, 2, 3}, {3});
   View r = MakeView(root, nullptr, ReshapeStep({1, 3}, {3}));
   // An expand that adds no repeats ([1,3] -> [1,3]) is writable.
   View e = MakeView(r.handle, r.info, ExpandStep({1, 3}, {1, 3}, true));
-  ASSERT_TRUE(CommitView(*e.handle, *e.info, FromHost({4, 5, 6}, {1, 3})).ok());
-  EXPECT_EQ(ToHost(root), (std::vector<float>{4, 5, 6}));
+  ASSERT_TRUE(
+      CommitView(*e.handle, *e.info, TensorFromHost({4, 5, 6}, {1, 3})).ok());
+  EXPECT_EQ(Read<float>(root), (std::vector<float>{4, 5, 6}));
 }
 
 TEST(ViewsTest, RefreshRederivesAfterTheRootChanges) {
   XlaTensorPtr root = Root2x3();
   View v = MakeView(root, nullptr, SliceStep(0, 1, 2));
-  EXPECT_EQ(ToHost(v.handle), (std::vector<float>{3, 4, 5}));
+  EXPECT_EQ(Read<float>(v.handle), (std::vector<float>{3, 4, 5}));
 
   // An in-place update of the root (a new value, version bumped).
-  XlaTensorPtr update = FromHost({6, 7, 8, 9, 10, 11}, {2, 3});
+  XlaTensorPtr update = TensorFromHost({6, 7, 8, 9, 10, 11}, {2, 3});
   ASSERT_TRUE(AssignValue(*root, *update, /*bump_version=*/true).ok());
   EXPECT_NE(v.info->seen_version, root->version());
   ASSERT_TRUE(RefreshView(*v.handle, *v.info).ok());
   EXPECT_EQ(v.info->seen_version, root->version());
-  EXPECT_EQ(ToHost(v.handle), (std::vector<float>{9, 10, 11}));
+  EXPECT_EQ(Read<float>(v.handle), (std::vector<float>{9, 10, 11}));
 
   // Without a version bump the view keeps its value (nothing to re-derive).
   ASSERT_TRUE(AssignValue(*root, *Root2x3(), /*bump_version=*/false).ok());
   ASSERT_TRUE(RefreshView(*v.handle, *v.info).ok());
-  EXPECT_EQ(ToHost(v.handle), (std::vector<float>{9, 10, 11}));
+  EXPECT_EQ(Read<float>(v.handle), (std::vector<float>{9, 10, 11}));
 }
 
 TEST(ViewsTest, RepeatingExpandRefusesAWriteAndChangesNothing) {
-  XlaTensorPtr root = FromHost({7, 8}, {2, 1});
+  XlaTensorPtr root = TensorFromHost({7, 8}, {2, 1});
   View v = MakeView(root, nullptr, ExpandStep({2, 3}, {2, 1}, false));
   const int64_t version = root->version();
   absl::Status status =
-      CommitView(*v.handle, *v.info, FromHost({1, 2, 3, 4, 5, 6}, {2, 3}));
+      CommitView(*v.handle, *v.info,
+                 TensorFromHost({1, 2, 3, 4, 5, 6}, {2, 3}));
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   // Eager raises RuntimeError here; so do we.
@@ -159,16 +144,17 @@ TEST(ViewsTest, RepeatingExpandRefusesAWriteAndChangesNothing) {
       << status;
   EXPECT_NE(status.message().find("clone()"), absl::string_view::npos);
   EXPECT_EQ(root->version(), version);
-  EXPECT_EQ(ToHost(root), (std::vector<float>{7, 8}));
-  EXPECT_EQ(ToHost(v.handle), (std::vector<float>{7, 7, 7, 8, 8, 8}));
+  EXPECT_EQ(Read<float>(root), (std::vector<float>{7, 8}));
+  EXPECT_EQ(Read<float>(v.handle), (std::vector<float>{7, 7, 7, 8, 8, 8}));
 }
 
 TEST(ViewsTest, CommitOfAWrongShapeFailsBeforeWriting) {
   XlaTensorPtr root = Root2x3();
   View v = MakeView(root, nullptr, SliceStep(0, 0, 1));
-  absl::Status status = CommitView(*v.handle, *v.info, FromHost({1, 2}, {2}));
+  absl::Status status =
+      CommitView(*v.handle, *v.info, TensorFromHost({1, 2}, {2}));
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
-  EXPECT_EQ(ToHost(root), (std::vector<float>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(Read<float>(root), (std::vector<float>{0, 1, 2, 3, 4, 5}));
 }
 
 TEST(ViewsTest, CloneSharesTheValueWithNewIds) {
@@ -178,7 +164,7 @@ TEST(ViewsTest, CloneSharesTheValueWithNewIds) {
   EXPECT_NE((*clone)->id(), root->id());
   EXPECT_NE((*clone)->alias_id(), root->alias_id());
   EXPECT_EQ((*clone)->data(), root->data());
-  EXPECT_EQ(ToHost(*clone), ToHost(root));
+  EXPECT_EQ(Read<float>(*clone), Read<float>(root));
 }
 
 TEST(ViewsTest, CloneOfADeletedTensorFails) {
