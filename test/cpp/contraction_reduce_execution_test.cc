@@ -18,13 +18,15 @@
 #include "test/cpp/execution_test_util.h"
 #include "test/cpp/ir_test_util.h"
 #include "torch_xla/csrc/ir/builder.h"
-#include "torch_xla/csrc/lowering/lowering_context.h"
+#include "test/cpp/golden_util.h"
 
 namespace torch_xla {
 namespace {
 
+using testing::Contains;
 using testing::Exec;
 using testing::Input;
+using testing::Lower;
 using testing::Make;
 using testing::Quarters;
 using testing::Strides;
@@ -92,14 +94,6 @@ Value Transposed(Value x, Dims permutation) {
               Attrs().Set("permutation", std::move(permutation)));
 }
 
-std::string Lowered(const Value& value) {
-  LoweringContext context("dot");
-  EXPECT_TRUE(context.Build({value}).ok());
-  absl::StatusOr<std::string> text = context.HloText();
-  EXPECT_TRUE(text.ok()) << text.status();
-  return text.ok() ? *text : "";
-}
-
 // The lowering reads through transposed operands (x @ W.t()): the dot takes
 // W itself with its contracting dims mapped; values are unchanged.
 TEST(DotExecTest, TransposedOperandsAreReadThrough) {
@@ -114,10 +108,10 @@ TEST(DotExecTest, TransposedOperandsAreReadThrough) {
                     Transposed(Input(b, {5, 4}), {1, 0})},
                    DotDims({}, {}, {1}, {0}));
   EXPECT_EQ(Exec<float>(dot), ToFloats(BatchedMatmulRef(at, bt, 1, 3, 4, 5)));
-  EXPECT_NE(Lowered(dot).find("lhs_contracting_dimensions = [0], "
-                              "rhs_contracting_dimensions = [1]"),
-            std::string::npos)
-      << Lowered(dot);
+  const std::string text = Lower("dot", {dot});
+  EXPECT_TRUE(Contains(text, "lhs_contracting_dimensions = [0], "
+                             "rhs_contracting_dimensions = [1]"))
+      << text;
 
   // Batched, rhs [2,5,3] transposed to [2,3,5]: batch and contracting dims
   // map through the permutation.
@@ -152,7 +146,7 @@ TEST(DotExecTest, TransposeOfFreeDimsIsKept) {
         for (int k = 0; k < 2; ++k)
           want[(i * 3 + a) * 4 + c] += l[i * 2 + k] * u[(c * 3 + a) * 2 + k];
   EXPECT_EQ(Exec<float>(dot), want);
-  EXPECT_NE(Lowered(dot).find("stablehlo.transpose"), std::string::npos);
+  EXPECT_TRUE(Contains(Lower("dot", {dot}), "stablehlo.transpose"));
 }
 
 TEST(DotExecTest, PreferredResultType) {

@@ -11,6 +11,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "test/cpp/ir_test_util.h"
+#include "torch_xla/csrc/lowering/lowering_context.h"
 
 namespace torch_xla {
 namespace testing {
@@ -52,6 +54,13 @@ std::string RunMlirCheck(const char* tool, absl::string_view text,
 }
 
 }  // namespace
+
+std::string Lower(const std::string& name, std::vector<Value> results) {
+  LoweringContext context(name);
+  absl::Status status = context.Build(results);
+  EXPECT_TRUE(status.ok()) << status;
+  return Ok(context.HloText());
+}
 
 std::string NormalizeSsaNames(absl::string_view text) {
   absl::flat_hash_map<std::string, std::string> renamed;

@@ -1,7 +1,7 @@
 #ifndef TORCH_XLA_TEST_CPP_GOLDEN_UTIL_H_
 #define TORCH_XLA_TEST_CPP_GOLDEN_UTIL_H_
 
-// Golden-file comparison for lowering tests.
+// Lowering tests: lowering values to text and golden-file comparison.
 //
 // Goldens live in test/cpp/testdata/. They are found under Bazel through the
 // runfiles tree (TEST_SRCDIR / TEST_WORKSPACE), by hand through
@@ -14,11 +14,17 @@
 // the real CPU plugin and expects "OK".
 
 #include <string>
+#include <vector>
 
 #include "absl/strings/string_view.h"
+#include "torch_xla/csrc/ir/node.h"
 
 namespace torch_xla {
 namespace testing {
+
+// The StableHLO text of a module `name` returning `results` (fails the
+// current gtest and returns "" when lowering fails).
+std::string Lower(const std::string& name, std::vector<Value> results);
 
 // Renumbers SSA names in order of first appearance: function arguments
 // (%argN) as %arg0, %arg1, ...; every other name as %0, %1, ...

@@ -16,16 +16,13 @@
 namespace torch_xla {
 namespace {
 
+using testing::Contains;
 using testing::Leaf;
 using testing::Make;
 using testing::NewData;
 using testing::Ok;
 
 using Dims = std::vector<int64_t>;
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 std::string ErrorOf(absl::StatusOr<NodePtr> result) {
   EXPECT_FALSE(result.ok()) << "expected an error, got "

@@ -43,6 +43,11 @@ inline NodePtr Make(OpKind kind, std::vector<Value> operands,
   return Ok(MakeNode(kind, std::move(operands), std::move(attrs)));
 }
 
+// Whether `text` contains `part` (for checks on lowered or printed text).
+inline bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
 }  // namespace testing
 }  // namespace torch_xla
 

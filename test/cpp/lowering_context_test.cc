@@ -23,23 +23,14 @@
 namespace torch_xla {
 namespace {
 
+using testing::Contains;
 using testing::ExpectMatchesGolden;
 using testing::Leaf;
+using testing::Lower;
 using testing::NewData;
 using testing::Ok;
 
 using Dims = std::vector<int64_t>;
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-std::string Lower(const std::string& name, std::vector<Value> results) {
-  LoweringContext ctx(name);
-  absl::Status status = ctx.Build(results);
-  EXPECT_TRUE(status.ok()) << status;
-  return Ok(ctx.HloText());
-}
 
 // Scalars travel as one vector per dtype; each leaf reads its own element
 // (broadcast to a fill's shape). Two leaves are two elements whatever their

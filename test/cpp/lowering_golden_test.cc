@@ -20,24 +20,15 @@
 namespace torch_xla {
 namespace {
 
+using testing::Contains;
 using testing::ExpectMatchesGolden;
 using testing::Leaf;
+using testing::Lower;
 using testing::Make;
 using testing::NewData;
 using testing::Ok;
 
 using Dims = std::vector<int64_t>;
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-std::string Lower(const std::string& name, std::vector<Value> results) {
-  LoweringContext ctx(name);
-  absl::Status status = ctx.Build(results);
-  EXPECT_TRUE(status.ok()) << status;
-  return Ok(ctx.HloText());
-}
 
 TEST(GoldenTest, ElementwiseFloat) {
   NodePtr x = Leaf(DType::kF32, {2, 3});
