@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "gtest/gtest.h"
 
@@ -13,12 +14,12 @@ namespace {
 size_t MappedBytes() { return mallinfo2().hblkhd; }
 
 // After a large block is freed, glibc would serve the next one from the heap
-// and keep it there; with the threshold fixed it is mapped and unmapped
-// with its lifetime, however many were freed before.
-TEST(HostHeapTest, WeightSizedBlocksStayMappedAfterFrees) {
-  KeepLargeBuffersOffTheHeap();
+// and keep it there; with the threshold fixed, blocks above it are mapped
+// and unmapped with their lifetime, however many were freed before.
+TEST(HostHeapTest, BlocksAboveTheLimitStayMappedAfterFrees) {
+  ApplyHostHeapPolicy();
   // Each freed block would raise glibc's threshold above the next one.
-  for (size_t megabytes : {32, 24, 20}) {
+  for (size_t megabytes : {64, 48, 40}) {
     const size_t kBytes = megabytes << 20;
     const size_t before = MappedBytes();
     void* block = std::malloc(kBytes);
@@ -30,14 +31,32 @@ TEST(HostHeapTest, WeightSizedBlocksStayMappedAfterFrees) {
   }
 }
 
-TEST(HostHeapTest, SmallBlocksStayOnTheHeap) {
-  KeepLargeBuffersOffTheHeap();
+// A 1376x512x8 f32 stack (22 MiB) of a scan over 8 layers: from the heap,
+// where the next step reuses it without faulting it in again.
+TEST(HostHeapTest, BlocksUpToTheLimitComeFromTheHeap) {
+  ApplyHostHeapPolicy();
   const size_t before = MappedBytes();
-  void* block = std::malloc(1 << 20);
+  void* block = std::malloc(22 << 20);
   ASSERT_NE(block, nullptr);
   EXPECT_EQ(MappedBytes(), before);
   std::free(block);
   ReleaseFreedHeap();
+}
+
+TEST(HostHeapTest, XlaSplitsTemporariesAtTheLimit) {
+  const std::string flag = "--xla_multiheap_size_constraint_per_heap=" +
+                           std::to_string(kHeapBlockLimitBytes);
+  EXPECT_EQ(TempSplitXlaFlags(nullptr), flag);
+  EXPECT_EQ(TempSplitXlaFlags(""), flag);
+  EXPECT_EQ(TempSplitXlaFlags("--xla_dump_to=/tmp/d"),
+            "--xla_dump_to=/tmp/d " + flag);
+  // The user's own value wins.
+  EXPECT_EQ(TempSplitXlaFlags("--xla_multiheap_size_constraint_per_heap=1"),
+            "--xla_multiheap_size_constraint_per_heap=1");
+  ApplyHostHeapPolicy();
+  const char* flags = std::getenv("XLA_FLAGS");
+  ASSERT_NE(flags, nullptr);
+  EXPECT_NE(std::string(flags).find(flag), std::string::npos) << flags;
 }
 
 }  // namespace

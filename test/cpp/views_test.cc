@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "test/cpp/execution_test_util.h"
 #include "torch_xla/csrc/ir/error_class.h"
+#include "torch_xla/csrc/ir/value_builders.h"
 #include "torch_xla/csrc/tensor/graph_executor.h"
 #include "torch_xla/csrc/tensor/views.h"
 #include "torch_xla/csrc/tensor/xla_tensor.h"
@@ -125,6 +126,61 @@ TEST(ViewsTest, RefreshRederivesAfterTheRootChanges) {
   ASSERT_TRUE(AssignValue(*root, *Root2x3(), /*bump_version=*/false).ok());
   ASSERT_TRUE(RefreshView(*v.handle, *v.info).ok());
   EXPECT_EQ(Read<float>(v.handle), (std::vector<float>{9, 10, 11}));
+}
+
+// A pending 3x2 root (the transpose of Root2x3) that a sync would compute.
+XlaTensorPtr PendingRoot() {
+  absl::StatusOr<Value> data = Root2x3()->GetIrValue();
+  EXPECT_TRUE(data.ok()) << data.status();
+  absl::StatusOr<Value> transposed = MakeTranspose(*data, {1, 0});
+  EXPECT_TRUE(transposed.ok()) << transposed.status();
+  return XlaTensor::FromIr(*transposed, /*device=*/0);
+}
+
+// A view linked to its handle, as a Python tensor's is.
+View LinkedView(const XlaTensorPtr& base, const ViewInfoPtr& base_view,
+                ViewStepPtr step) {
+  View v = MakeView(base, base_view, std::move(step));
+  v.handle->set_view(v.info);
+  return v;
+}
+
+// A weight gradient that is a view of a matmul result: the sync computes the
+// root alone, and the view then reads the root's new data.
+TEST(ViewsTest, SyncComputesTheRootOnceAndRederivesItsViews) {
+  XlaTensorPtr root = PendingRoot();
+  View t = LinkedView(root, nullptr, PermuteStep({1, 0}));
+  View row = LinkedView(t.handle, t.info, SliceStep(0, 1, 2));
+  std::vector<XlaTensorPtr> tensors{root, t.handle, row.handle};
+  std::vector<XlaTensorPtr> views = TakeRederivableViews(tensors);
+  EXPECT_EQ(tensors, (std::vector<XlaTensorPtr>{root}));
+  EXPECT_EQ(views, (std::vector<XlaTensorPtr>{t.handle, row.handle}));
+
+  ASSERT_TRUE(SyncTensors(tensors).ok());
+  ASSERT_EQ(root->state(), TensorState::kDeviceData);
+  ASSERT_TRUE(RederiveViews(views).ok());
+  // Pending again, now over the root's data (never sharing it: the data's
+  // owner, and so its donation, stays the root's).
+  EXPECT_EQ(t.handle->state(), TensorState::kIrValue);
+  EXPECT_EQ(t.info->seen_version, root->version());
+  EXPECT_EQ(Read<float>(t.handle), (std::vector<float>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(Read<float>(row.handle), (std::vector<float>{3, 4, 5}));
+}
+
+TEST(ViewsTest, SyncComputesViewsItCannotRederive) {
+  XlaTensorPtr root = PendingRoot();
+  // Its root moved since: its pending value is the old one.
+  View stale = LinkedView(root, nullptr, SliceStep(0, 0, 1));
+  root->BumpVersion();
+  // Its root is not part of this sync.
+  View orphan = LinkedView(PendingRoot(), nullptr, SliceStep(0, 0, 1));
+  // Not linked to its handle.
+  View unlinked = MakeView(root, nullptr, SliceStep(0, 1, 2));
+  std::vector<XlaTensorPtr> tensors{root, stale.handle, orphan.handle,
+                                    unlinked.handle};
+  const std::vector<XlaTensorPtr> all = tensors;
+  EXPECT_TRUE(TakeRederivableViews(tensors).empty());
+  EXPECT_EQ(tensors, all);
 }
 
 TEST(ViewsTest, RepeatingExpandRefusesAWriteAndChangesNothing) {

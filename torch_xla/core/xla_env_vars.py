@@ -18,9 +18,11 @@ TORCH_XLA_PLUGIN_SEARCH_PATH = "TORCH_XLA_PLUGIN_SEARCH_PATH"
 TORCH_XLA_DUMP_HLO_DIR = "TORCH_XLA_DUMP_HLO_DIR"  # dump each compiled module
 TORCH_XLA_FAST_RULES = "TORCH_XLA_FAST_RULES"  # 0: Python rules only
 XLA_FLAGS = "XLA_FLAGS"  # read by the XLA compiler inside the plugin
-# glibc's own; when set, the CPU client leaves the mmap threshold to it
-# (csrc/runtime/host_heap.h; docs/gradient_accumulation.md).
+# glibc's own; each one set leaves that setting of the CPU client's host heap
+# policy to glibc (csrc/runtime/host_heap.h; docs/gradient_accumulation.md).
 MALLOC_MMAP_THRESHOLD_ = "MALLOC_MMAP_THRESHOLD_"
+MALLOC_TRIM_THRESHOLD_ = "MALLOC_TRIM_THRESHOLD_"
+MALLOC_ARENA_MAX = "MALLOC_ARENA_MAX"
 
 # Upstream names with no effect on a single-process CPU run.
 TPU_NUM_DEVICES = "TPU_NUM_DEVICES"

@@ -569,3 +569,48 @@ def test_as_strided_out_of_bounds_raises():
                      "strides \\[5\\], storage offset 3 need a storage of 14 "
                      "elements, but the tensor's storage has 12"):
     x.as_strided((3,), (5,), 3)
+
+
+# ---------------------------------------------------------------------------
+# A sync computes a view's root once: the view is re-derived from the root's
+# new data, not computed into a second buffer.
+
+
+def _live_bytes():
+  torch_xla.sync(wait=True)
+  return torch_xla._XLAC._runtime.live_device_bytes()
+
+
+def test_sync_keeps_one_buffer_for_a_weight_gradient_and_its_root():
+  # linear's weight gradient is t(t(mm(...))): a view of the matmul result.
+  torch.manual_seed(0)
+  w_cpu = torch.randn(64, 32, requires_grad=True)
+  x_cpu = torch.randn(16, 32)
+  torch.nn.functional.linear(x_cpu, w_cpu).square().sum().backward()
+  w = w_cpu.detach().to(XLA).requires_grad_()
+  x = x_cpu.to(XLA)
+  before = _live_bytes()
+  torch.nn.functional.linear(x, w).square().sum().backward()
+  assert w.grad._view is not None
+  # One gradient-sized buffer (and a few cached scalars), not two.
+  grad_bytes = w.numel() * 4
+  assert grad_bytes <= _live_bytes() - before < grad_bytes + 64
+  torch.testing.assert_close(w.grad.cpu(), w_cpu.grad)
+  # Still a view: an in-place update reaches the root and reads back.
+  w.grad.mul_(2)
+  torch.testing.assert_close(w.grad.cpu(), w_cpu.grad * 2)
+
+
+def test_views_of_a_synced_tensor_read_and_write_as_before():
+  base_cpu = torch.arange(12.0).reshape(3, 4)
+  base = base_cpu.to(XLA) + 1
+  row, col = base[1], base.t()[2:]
+  torch_xla.sync()
+  torch.testing.assert_close(row.cpu(), base_cpu[1] + 1)
+  torch.testing.assert_close(col.cpu(), (base_cpu + 1).t()[2:])
+  col.zero_()
+  torch_xla.sync()
+  expected = base_cpu + 1
+  expected.t()[2:] = 0
+  torch.testing.assert_close(base.cpu(), expected)
+  torch.testing.assert_close(row.cpu(), expected[1])

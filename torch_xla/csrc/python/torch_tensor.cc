@@ -148,6 +148,7 @@ py::object WrapTensor(XlaTensorPtr handle, ViewInfoPtr view) {
   PyObject* dtype =
       PyTuple_GET_ITEM(api.dtypes.ptr(), static_cast<int>(shape.dtype));
   PyObject* device = api.Device(handle->device());
+  if (view != nullptr) handle->set_view(view);
   py::object result;
   if (strided) {
     py::list strides = IntList(view->strides);

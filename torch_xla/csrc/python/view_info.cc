@@ -28,6 +28,7 @@ class PythonStep final : public torch_xla::ViewStep {
       const XlaTensorPtr& base, const XlaTensorPtr& view) const override {
     return AsXlaTensor(inverse_(base, view));
   }
+  bool calls_python() const override { return true; }
 
  private:
   py::object forward_, inverse_;

@@ -86,13 +86,14 @@ absl::StatusOr<std::unique_ptr<Client>> Client::Create(
     count.value_size = 1;
     create_options.push_back(count);
   }
+  // The CPU plugin's device buffers are host heap blocks. Before the
+  // plugin reads XLA_FLAGS.
+  if (options.device_type == "CPU") ApplyHostHeapPolicy();
   auto args = PJRT_ARGS(PJRT_Client_Create);
   args.create_options = create_options.data();
   args.num_options = create_options.size();
   PJRT_RETURN_IF_ERROR(*api, PJRT_Client_Create, args);
 
-  // The CPU plugin's device buffers are host heap blocks.
-  if (options.device_type == "CPU") KeepLargeBuffersOffTheHeap();
   std::unique_ptr<Client> client(new Client(
       *api, OwnedClient(args.client, ClientDeleter{*api}), options.device_type));
   client->plugin_path_ = path;

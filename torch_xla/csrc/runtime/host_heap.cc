@@ -4,22 +4,41 @@
 
 #include <cstdlib>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
 namespace torch_xla::runtime {
 namespace {
 
-// A 1024x4096 f32 matrix. Smaller blocks stay on the heap, where reuse is
-// cheap; mapping every block above glibc's 128 KiB default would page-fault
-// every temporary of every step.
-constexpr int kMmapThresholdBytes = 16 << 20;
+constexpr int kTrimThresholdBytes = 64 << 20;
+constexpr char kTempSplitFlag[] = "--xla_multiheap_size_constraint_per_heap";
+
+bool UserChose(const char* variable) {
+  const char* value = std::getenv(variable);
+  return value != nullptr && *value != '\0';
+}
 
 }  // namespace
 
-void KeepLargeBuffersOffTheHeap() {
+std::string TempSplitXlaFlags(const char* xla_flags) {
+  std::string flags = xla_flags == nullptr ? "" : xla_flags;
+  if (absl::StrContains(flags, kTempSplitFlag)) return flags;
+  return absl::StrCat(flags, flags.empty() ? "" : " ", kTempSplitFlag, "=",
+                      kHeapBlockLimitBytes);
+}
+
+void ApplyHostHeapPolicy() {
   static const bool done = [] {
-    const char* chosen = std::getenv("MALLOC_MMAP_THRESHOLD_");
-    if (chosen == nullptr || *chosen == '\0') {
-      mallopt(M_MMAP_THRESHOLD, kMmapThresholdBytes);
+    if (!UserChose("MALLOC_MMAP_THRESHOLD_")) {
+      mallopt(M_MMAP_THRESHOLD, kHeapBlockLimitBytes);
     }
+    if (!UserChose("MALLOC_TRIM_THRESHOLD_")) {
+      mallopt(M_TRIM_THRESHOLD, kTrimThresholdBytes);
+    }
+    if (!UserChose("MALLOC_ARENA_MAX")) mallopt(M_ARENA_MAX, 1);
+    // Read by XLA when the plugin first compiles.
+    setenv("XLA_FLAGS", TempSplitXlaFlags(std::getenv("XLA_FLAGS")).c_str(),
+           /*overwrite=*/1);
     return true;
   }();
   (void)done;

@@ -1,19 +1,38 @@
 #ifndef TORCH_XLA_CSRC_RUNTIME_HOST_HEAP_H_
 #define TORCH_XLA_CSRC_RUNTIME_HOST_HEAP_H_
 
-// How the process heap treats device buffers that live in host memory (the
-// CPU plugin allocates them with malloc). glibc serves blocks above its mmap
-// threshold with mmap and returns them to the OS on free, but it raises that
-// threshold each time such a block is freed; after the first step, every
-// weight-sized output and temporary then comes from the heap, and the heap
-// keeps what a step frees on top of every later peak.
+// How the CPU plugin's device buffers, which are malloc blocks, meet the
+// process heap. A block served by mmap costs a page fault per page each
+// time it is allocated again; a heap block is reused for free, but what
+// the heap keeps counts towards RSS. glibc's defaults get a training loop
+// wrong both ways: its mmap threshold floats up to the size of every freed
+// block (after a few steps the heap keeps weight-sized blocks on top of
+// every later peak), and XLA hands a program all its temporaries as one
+// block, far above any threshold, faulted in page by page on every
+// execution (a fifth of a scan_layers step on the reference decoder).
+
+#include <string>
 
 namespace torch_xla::runtime {
 
-// Fixes the mmap threshold (which stops glibc from moving it) so buffers of
-// a weight's size and up map and unmap with their lifetime. Leaves it alone
-// when the user chose one (MALLOC_MMAP_THRESHOLD_). Idempotent.
-void KeepLargeBuffersOffTheHeap();
+// Blocks up to this size come from the heap (glibc's ceiling for the
+// threshold); larger ones are mapped and unmapped with their lifetime.
+inline constexpr int kHeapBlockLimitBytes = 32 << 20;
+
+// The policy, applied once before the CPU client is created:
+// - the mmap threshold fixed at kHeapBlockLimitBytes;
+// - up to 64 MiB freed at a heap's top kept for the next step;
+// - one arena: XLA runs a program on a pool of threads, and a block freed
+//   in one thread's arena could not serve another thread's allocation;
+// - XLA splits a program's temporaries into blocks of at most
+//   kHeapBlockLimitBytes (TempSplitXlaFlags).
+// A setting the user chose (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_,
+// MALLOC_ARENA_MAX, the flag in XLA_FLAGS) is left alone. Idempotent.
+void ApplyHostHeapPolicy();
+
+// `xla_flags` (XLA_FLAGS, or null) with the temporaries split appended,
+// unless it already sets it.
+std::string TempSplitXlaFlags(const char* xla_flags);
 
 // Hands freed heap back to the OS, e.g. the compiler's scratch after a
 // compile, before the program's own buffers are allocated.

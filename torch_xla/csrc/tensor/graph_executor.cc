@@ -26,6 +26,7 @@
 #include "torch_xla/csrc/tensor/host_uploads.h"
 #include "torch_xla/csrc/tensor/lru_cache.h"
 #include "torch_xla/csrc/tensor/spmd_execution.h"
+#include "torch_xla/csrc/tensor/views.h"
 #include "torch_xla/csrc/spmd/spmd_mode.h"
 
 namespace torch_xla {
@@ -515,7 +516,9 @@ absl::Status SyncLiveTensors() {
   for (const XlaTensorPtr& tensor : live) {
     if (!skip.count(tensor.get())) runnable.push_back(tensor);
   }
-  return Sync(runnable, /*donate=*/true, live, *materialized);
+  std::vector<XlaTensorPtr> views = TakeRederivableViews(runnable);
+  TXLA_RETURN_IF_ERROR(Sync(runnable, /*donate=*/true, live, *materialized));
+  return RederiveViews(views);
 }
 
 absl::Status SyncTensors(absl::Span<const XlaTensorPtr> tensors) {

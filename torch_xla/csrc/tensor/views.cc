@@ -1,6 +1,8 @@
 #include "torch_xla/csrc/tensor/views.h"
 
 #include <algorithm>
+#include <iterator>
+#include <unordered_set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -184,6 +186,55 @@ absl::Status AssignValue(XlaTensor& destination, const XlaTensor& source,
     source.data()->set_owner_alias_id(destination.alias_id());
   }
   if (bump_version) destination.BumpVersion();
+  return absl::OkStatus();
+}
+
+std::vector<XlaTensorPtr> TakeRederivableViews(
+    std::vector<XlaTensorPtr>& tensors) {
+  std::unordered_set<const XlaTensor*> synced;
+  for (const XlaTensorPtr& tensor : tensors) synced.insert(tensor.get());
+  auto rederivable = [&](const XlaTensor& tensor) {
+    std::shared_ptr<ViewInfo> view = tensor.view();
+    if (view == nullptr || tensor.state() != TensorState::kIrValue) return false;
+    // A sharding asked of the view itself is the user's: keep the output.
+    if (tensor.sharding() != nullptr) return false;
+    const XlaTensor& root = *view->root;
+    if (&root == &tensor || view->seen_version != root.version()) return false;
+    switch (root.state()) {
+      case TensorState::kIrValue:
+        if (!synced.count(&root)) return false;
+        break;
+      case TensorState::kDeviceData:
+      case TensorState::kHostData:
+        break;
+      default:
+        return false;
+    }
+    return std::none_of(
+        view->chain.begin(), view->chain.end(),
+        [](const ViewStepPtr& step) { return step->calls_python(); });
+  };
+  std::vector<XlaTensorPtr> views;
+  auto kept = std::stable_partition(
+      tensors.begin(), tensors.end(),
+      [&](const XlaTensorPtr& tensor) { return !rederivable(*tensor); });
+  views.assign(std::make_move_iterator(kept),
+               std::make_move_iterator(tensors.end()));
+  tensors.erase(kept, tensors.end());
+  return views;
+}
+
+absl::Status RederiveViews(absl::Span<const XlaTensorPtr> views) {
+  for (const XlaTensorPtr& handle : views) {
+    std::shared_ptr<ViewInfo> view = handle->view();
+    if (view == nullptr) continue;
+    TXLA_ASSIGN_OR_RETURN(XlaTensorPtr value, Derive(*view));
+    // Always as pending IR: sharing the root's data would hand the view the
+    // data's ownership, and with it the root's donation.
+    TXLA_ASSIGN_OR_RETURN(Value ir, value->GetIrValue());
+    TXLA_RETURN_IF_ERROR(handle->SetIrValue(std::move(ir)));
+    view->seen_version = view->root->version();
+  }
   return absl::OkStatus();
 }
 

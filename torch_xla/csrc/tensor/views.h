@@ -22,6 +22,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "torch_xla/csrc/ir/shape_util.h"  // ContiguousStrides
 #include "torch_xla/csrc/tensor/xla_tensor.h"
 
@@ -36,6 +37,9 @@ class ViewStep {
   // The base's new value after the view took the value `view`.
   virtual absl::StatusOr<XlaTensorPtr> Inverse(
       const XlaTensorPtr& base, const XlaTensorPtr& view) const = 0;
+  // True for steps that call Python (they need the GIL, which a sync does
+  // not hold).
+  virtual bool calls_python() const { return false; }
 };
 using ViewStepPtr = std::shared_ptr<const ViewStep>;
 
@@ -83,6 +87,19 @@ absl::Status CommitView(XlaTensor& handle, ViewInfo& view,
 // differ.
 absl::Status AssignValue(XlaTensor& destination, const XlaTensor& source,
                          bool bump_version);
+
+// The sync's rule for views (graph_executor.cc). A pending view that is up
+// to date with its root, whose root the sync keeps (pending, so computed
+// now, or data) and whose steps are all C++, need not be an output of its
+// own: a weight gradient that is a view of a matmul result, or a slice of
+// a stacked gradient, would otherwise fill a second buffer with the same
+// values. Takes those out of `tensors` (handles linked by set_view) and
+// returns them; RederiveViews, after the sync ran, gives each its value
+// again as a view of the root's new data (pending IR: a slice, reshape or
+// transpose of a leaf, which later graphs fuse).
+std::vector<XlaTensorPtr> TakeRederivableViews(
+    std::vector<XlaTensorPtr>& tensors);
+absl::Status RederiveViews(absl::Span<const XlaTensorPtr> views);
 
 // A new tensor (new IDs) with `source`'s value: the same pending IR or the
 // same data. Fails for a deleted tensor.

@@ -26,6 +26,7 @@ absl::string_view TensorStateName(TensorState state);
 
 class XlaTensor;
 using XlaTensorPtr = std::shared_ptr<XlaTensor>;
+struct ViewInfo;  // tensor/views.h
 
 class XlaTensor {
  private:
@@ -89,6 +90,12 @@ class XlaTensor {
     pending_sharding_ = std::move(sharding);
   }
 
+  // The view this handle holds the value of (null for a root): lets the
+  // sync re-derive a view from its root instead of computing it as a second
+  // output (views.h, TakeRederivableViews). Python owns the ViewInfo.
+  std::shared_ptr<ViewInfo> view() const { return view_.lock(); }
+  void set_view(const std::shared_ptr<ViewInfo>& view) { view_ = view; }
+
   // Error for reading this tensor's value when it has none (placeholder or
   // deleted); OK otherwise.
   absl::Status CheckReadable() const;
@@ -107,6 +114,7 @@ class XlaTensor {
   bool buffer_donation_ = false;
   int64_t version_ = 0;
   ShardingPtr pending_sharding_;
+  std::weak_ptr<ViewInfo> view_;
 };
 
 // Live tensors, in creation order. Thread-safe.
