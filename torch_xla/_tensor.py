@@ -28,7 +28,9 @@ derived, the chain of view steps, and eager's strides and storage offset.
 An in-place update of a view writes the new value back through the chain's
 inverses into the root; a view whose root changed since is re-derived
 before its next use. Steps are C++ for the views the fast rules make, and
-(forward, inverse) Python functions on handles for the others.
+(forward, inverse) Python functions on handles for the others. A view's
+handle is linked to its ViewInfo, so a sync computes the root alone and
+re-derives the view from the root's new data (no second buffer).
 """
 
 import torch
@@ -130,7 +132,7 @@ def wrap_view(xt, base: XlaTensor, forward, inverse, strides=None,
                       storage_offset=storage_offset,
                       dtype=_from_code[xt.dtype], device=_device(xt.device))
     t._xt = xt
-  t._view = _XLAC._view_info(base._xt, base._view, forward, inverse,
+  t._view = _XLAC._view_info(xt, base._xt, base._view, forward, inverse,
                              list(strides), storage_offset or 0)
   return t
 

@@ -614,3 +614,20 @@ def test_views_of_a_synced_tensor_read_and_write_as_before():
   expected.t()[2:] = 0
   torch.testing.assert_close(base.cpu(), expected)
   torch.testing.assert_close(row.cpu(), expected[1])
+
+
+def test_sync_keeps_one_buffer_for_unbind_views_and_their_root():
+  # select/unbind views have Python steps: re-derived after the sync, with
+  # the GIL (scan_layers' per-layer gradients are such views of a stack).
+  base_cpu = torch.randn(4, 32, 16)
+  base = base_cpu.to(XLA)
+  before = _live_bytes()
+  parts = (base * 2).unbind(0)
+  assert parts[0]._view is not None
+  assert _live_bytes() - before == base.numel() * 4
+  for part, expected in zip(parts, (base_cpu * 2).unbind(0)):
+    torch.testing.assert_close(part.cpu(), expected)
+  parts[1].add_(1)
+  torch_xla.sync()
+  torch.testing.assert_close(parts[1].cpu(), base_cpu[1] * 2 + 1)
+  torch.testing.assert_close(parts[2].cpu(), base_cpu[2] * 2)

@@ -24,6 +24,7 @@
 #include "torch_xla/csrc/tensor/device_copy.h"
 #include "torch_xla/csrc/tensor/device_data.h"
 #include "torch_xla/csrc/tensor/graph_executor.h"
+#include "torch_xla/csrc/tensor/views.h"
 #include "torch_xla/csrc/tensor/spmd_tensors.h"
 #include "torch_xla/csrc/tensor/xla_tensor.h"
 
@@ -326,9 +327,17 @@ void InitTensorBindings(py::module_& m) {
   m.def(
       "_xla_sync_live_tensors",
       [](bool wait) {
-        py::gil_scoped_release release;
-        ThrowIfError(SyncLiveTensors());
-        if (wait) ThrowIfError(WaitForDevice());
+        std::vector<XlaTensorPtr> python_views;
+        {
+          py::gil_scoped_release release;
+          ThrowIfError(SyncLiveTensors(&python_views));
+        }
+        // Their steps call Python.
+        ThrowIfError(RederiveViews(python_views));
+        if (wait) {
+          py::gil_scoped_release release;
+          ThrowIfError(WaitForDevice());
+        }
       },
       py::arg("wait") = false,
       "Enqueues the pending computation of every live tensor; with "

@@ -502,7 +502,7 @@ absl::Status Sync(absl::Span<const XlaTensorPtr> tensors, bool donate,
 
 }  // namespace
 
-absl::Status SyncLiveTensors() {
+absl::Status SyncLiveTensors(std::vector<XlaTensorPtr>* python_views) {
   std::lock_guard<std::mutex> lock(SyncMutex());
   std::vector<XlaTensorPtr> live = LiveTensors();
   absl::StatusOr<std::unordered_set<int64_t>> materialized =
@@ -516,9 +516,11 @@ absl::Status SyncLiveTensors() {
   for (const XlaTensorPtr& tensor : live) {
     if (!skip.count(tensor.get())) runnable.push_back(tensor);
   }
-  std::vector<XlaTensorPtr> views = TakeRederivableViews(runnable);
+  RederivableViews views =
+      TakeRederivableViews(runnable, python_views != nullptr);
   TXLA_RETURN_IF_ERROR(Sync(runnable, /*donate=*/true, live, *materialized));
-  return RederiveViews(views);
+  if (python_views != nullptr) *python_views = std::move(views.python_steps);
+  return RederiveViews(views.cpp_steps);
 }
 
 absl::Status SyncTensors(absl::Span<const XlaTensorPtr> tensors) {

@@ -22,8 +22,12 @@ namespace torch_xla {
 // Executes the pending IR of every live tensor (torch_xla.sync()), except
 // tensors whose value reads a placeholder: those stay pending. Donates
 // the buffers of tensors updated in place, and of explicit donors when the
-// buffer-donor config is on.
-absl::Status SyncLiveTensors();
+// buffer-donor config is on. A view that can be re-derived from its root
+// is not computed (views.h, TakeRederivableViews): one with C++ steps is
+// re-derived here; one with Python steps is left out only when
+// `python_views` is given, and returned there for the caller to re-derive
+// holding the GIL (RederiveViews).
+absl::Status SyncLiveTensors(std::vector<XlaTensorPtr>* python_views = nullptr);
 
 // Executes the pending IR of just these tensors (e.g. before reading one).
 // Donates nothing: tensors outside the set may still need every input.

@@ -1,7 +1,6 @@
 #include "torch_xla/csrc/tensor/views.h"
 
 #include <algorithm>
-#include <iterator>
 #include <unordered_set>
 #include <utility>
 
@@ -189,10 +188,15 @@ absl::Status AssignValue(XlaTensor& destination, const XlaTensor& source,
   return absl::OkStatus();
 }
 
-std::vector<XlaTensorPtr> TakeRederivableViews(
-    std::vector<XlaTensorPtr>& tensors) {
+RederivableViews TakeRederivableViews(std::vector<XlaTensorPtr>& tensors,
+                                      bool python_steps) {
   std::unordered_set<const XlaTensor*> synced;
   for (const XlaTensorPtr& tensor : tensors) synced.insert(tensor.get());
+  auto calls_python = [](const ViewInfo& view) {
+    return std::any_of(
+        view.chain.begin(), view.chain.end(),
+        [](const ViewStepPtr& step) { return step->calls_python(); });
+  };
   auto rederivable = [&](const XlaTensor& tensor) {
     std::shared_ptr<ViewInfo> view = tensor.view();
     if (view == nullptr || tensor.state() != TensorState::kIrValue) return false;
@@ -210,17 +214,20 @@ std::vector<XlaTensorPtr> TakeRederivableViews(
       default:
         return false;
     }
-    return std::none_of(
-        view->chain.begin(), view->chain.end(),
-        [](const ViewStepPtr& step) { return step->calls_python(); });
+    return python_steps || !calls_python(*view);
   };
-  std::vector<XlaTensorPtr> views;
-  auto kept = std::stable_partition(
-      tensors.begin(), tensors.end(),
-      [&](const XlaTensorPtr& tensor) { return !rederivable(*tensor); });
-  views.assign(std::make_move_iterator(kept),
-               std::make_move_iterator(tensors.end()));
-  tensors.erase(kept, tensors.end());
+  RederivableViews views;
+  std::vector<XlaTensorPtr> kept;
+  for (XlaTensorPtr& tensor : tensors) {
+    if (!rederivable(*tensor)) {
+      kept.push_back(std::move(tensor));
+    } else if (calls_python(*tensor->view())) {
+      views.python_steps.push_back(std::move(tensor));
+    } else {
+      views.cpp_steps.push_back(std::move(tensor));
+    }
+  }
+  tensors = std::move(kept);
   return views;
 }
 

@@ -38,7 +38,7 @@ class ViewStep {
   virtual absl::StatusOr<XlaTensorPtr> Inverse(
       const XlaTensorPtr& base, const XlaTensorPtr& view) const = 0;
   // True for steps that call Python (they need the GIL, which a sync does
-  // not hold).
+  // not hold while it executes).
   virtual bool calls_python() const { return false; }
 };
 using ViewStepPtr = std::shared_ptr<const ViewStep>;
@@ -89,16 +89,20 @@ absl::Status AssignValue(XlaTensor& destination, const XlaTensor& source,
                          bool bump_version);
 
 // The sync's rule for views (graph_executor.cc). A pending view that is up
-// to date with its root, whose root the sync keeps (pending, so computed
-// now, or data) and whose steps are all C++, need not be an output of its
-// own: a weight gradient that is a view of a matmul result, or a slice of
-// a stacked gradient, would otherwise fill a second buffer with the same
-// values. Takes those out of `tensors` (handles linked by set_view) and
-// returns them; RederiveViews, after the sync ran, gives each its value
-// again as a view of the root's new data (pending IR: a slice, reshape or
-// transpose of a leaf, which later graphs fuse).
-std::vector<XlaTensorPtr> TakeRederivableViews(
-    std::vector<XlaTensorPtr>& tensors);
+// to date with its root, and whose root the sync keeps (pending, so computed
+// now, or data), need not be an output of its own: a weight gradient that
+// is a view of a matmul result, or a layer's slice of a stacked gradient,
+// would otherwise fill a second buffer with the same values. Takes those
+// views out of `tensors` (handles linked by set_view); views with Python
+// steps only when `python_steps`, since re-deriving them needs the GIL.
+// RederiveViews, after the sync ran, gives each its value again as a view
+// of the root's new data (pending IR: a slice, reshape or transpose of a
+// leaf, which later graphs fuse).
+struct RederivableViews {
+  std::vector<XlaTensorPtr> cpp_steps, python_steps;
+};
+RederivableViews TakeRederivableViews(std::vector<XlaTensorPtr>& tensors,
+                                      bool python_steps);
 absl::Status RederiveViews(absl::Span<const XlaTensorPtr> views);
 
 // A new tensor (new IDs) with `source`'s value: the same pending IR or the
