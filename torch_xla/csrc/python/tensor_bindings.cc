@@ -24,8 +24,8 @@
 #include "torch_xla/csrc/tensor/device_copy.h"
 #include "torch_xla/csrc/tensor/device_data.h"
 #include "torch_xla/csrc/tensor/graph_executor.h"
-#include "torch_xla/csrc/tensor/views.h"
 #include "torch_xla/csrc/tensor/spmd_tensors.h"
+#include "torch_xla/csrc/tensor/views.h"
 #include "torch_xla/csrc/tensor/xla_tensor.h"
 
 namespace py = pybind11;
