@@ -86,8 +86,8 @@ absl::StatusOr<std::unique_ptr<Client>> Client::Create(
     count.value_size = 1;
     create_options.push_back(count);
   }
-  // The CPU plugin's device buffers are host heap blocks. Before the
-  // plugin reads XLA_FLAGS.
+  // The CPU plugin's device buffers are host heap blocks. The policy also
+  // extends XLA_FLAGS, so it runs before the client exists.
   if (options.device_type == "CPU") ApplyHostHeapPolicy();
   auto args = PJRT_ARGS(PJRT_Client_Create);
   args.create_options = create_options.data();

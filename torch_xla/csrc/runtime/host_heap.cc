@@ -36,7 +36,7 @@ void ApplyHostHeapPolicy() {
       mallopt(M_TRIM_THRESHOLD, kTrimThresholdBytes);
     }
     if (!UserChose("MALLOC_ARENA_MAX")) mallopt(M_ARENA_MAX, 1);
-    // Read by XLA when the plugin first compiles.
+    // XLA reads its flags once, at the latest when it first compiles.
     setenv("XLA_FLAGS", TempSplitXlaFlags(std::getenv("XLA_FLAGS")).c_str(),
            /*overwrite=*/1);
     return true;
