@@ -192,40 +192,39 @@ RederivableViews TakeRederivableViews(std::vector<XlaTensorPtr>& tensors,
                                       bool python_steps) {
   std::unordered_set<const XlaTensor*> synced;
   for (const XlaTensorPtr& tensor : tensors) synced.insert(tensor.get());
-  auto calls_python = [](const ViewInfo& view) {
-    return std::any_of(
-        view.chain.begin(), view.chain.end(),
-        [](const ViewStepPtr& step) { return step->calls_python(); });
-  };
-  auto rederivable = [&](const XlaTensor& tensor) {
+  RederivableViews views;
+  // The list a tensor goes to; null when the sync must compute it.
+  auto destination = [&](const XlaTensor& tensor) -> std::vector<XlaTensorPtr>* {
     std::shared_ptr<ViewInfo> view = tensor.view();
-    if (view == nullptr || tensor.state() != TensorState::kIrValue) return false;
+    if (view == nullptr || tensor.state() != TensorState::kIrValue) {
+      return nullptr;
+    }
     // A sharding asked of the view itself is the user's: keep the output.
-    if (tensor.sharding() != nullptr) return false;
+    if (tensor.sharding() != nullptr) return nullptr;
     const XlaTensor& root = *view->root;
-    if (&root == &tensor || view->seen_version != root.version()) return false;
+    if (&root == &tensor || view->seen_version != root.version()) {
+      return nullptr;
+    }
     switch (root.state()) {
       case TensorState::kIrValue:
-        if (!synced.count(&root)) return false;
+        if (!synced.count(&root)) return nullptr;
         break;
       case TensorState::kDeviceData:
       case TensorState::kHostData:
         break;
       default:
-        return false;
+        return nullptr;
     }
-    return python_steps || !calls_python(*view);
+    const bool calls_python =
+        std::any_of(view->chain.begin(), view->chain.end(),
+                    [](const ViewStepPtr& step) { return step->calls_python(); });
+    if (!calls_python) return &views.cpp_steps;
+    return python_steps ? &views.python_steps : nullptr;
   };
-  RederivableViews views;
   std::vector<XlaTensorPtr> kept;
   for (XlaTensorPtr& tensor : tensors) {
-    if (!rederivable(*tensor)) {
-      kept.push_back(std::move(tensor));
-    } else if (calls_python(*tensor->view())) {
-      views.python_steps.push_back(std::move(tensor));
-    } else {
-      views.cpp_steps.push_back(std::move(tensor));
-    }
+    std::vector<XlaTensorPtr>* list = destination(*tensor);
+    (list != nullptr ? *list : kept).push_back(std::move(tensor));
   }
   tensors = std::move(kept);
   return views;
