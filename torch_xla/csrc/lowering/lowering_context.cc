@@ -9,6 +9,7 @@
 #include "torch_xla/csrc/lowering/emitter.h"
 #include "torch_xla/csrc/lowering/lower_rules.h"
 #include "torch_xla/csrc/lowering/mlir_text.h"
+#include "torch_xla/csrc/lowering/update_order.h"
 
 namespace torch_xla {
 
@@ -187,6 +188,55 @@ absl::Status LoweringContext::SetResultSharding(int64_t result_index,
   return absl::OkStatus();
 }
 
+absl::Status LoweringContext::LowerInPlaceUpdatesLast(
+    MlirEmitter& emitter) const {
+  std::vector<std::pair<int64_t, Value>> updates;
+  for (const auto& [param, result] : aliases_) {
+    updates.emplace_back(parameters_[param]->id(), results_[result]);
+  }
+  const UpdateOrder order = OrderInPlaceUpdates(order_, results_, updates);
+  absl::flat_hash_map<const Node*, std::vector<const UpdateOrder::Barrier*>>
+      barriers_before;
+  for (const UpdateOrder::Barrier& barrier : order.barriers) {
+    barriers_before[barrier.before].push_back(&barrier);
+  }
+  for (const Node* node : order.nodes) {
+    auto it = barriers_before.find(node);
+    if (it != barriers_before.end()) {
+      for (const UpdateOrder::Barrier* barrier : it->second) {
+        TXLA_RETURN_IF_ERROR(EmitUpdateBarrier(*barrier, emitter));
+      }
+    }
+    TXLA_RETURN_IF_ERROR(emitter.LowerNodes({node}));
+  }
+  return absl::OkStatus();
+}
+
+// optimization_barrier(parameter, the other readers' results); from here on
+// the parameter's leaves (read only by the update now) name its result 0.
+absl::Status LoweringContext::EmitUpdateBarrier(
+    const UpdateOrder::Barrier& barrier, MlirEmitter& emitter) const {
+  const int64_t param = ParameterIndex(barrier.data_id);
+  const std::string type = parameters_[param]->shape().ToMlirType();
+  std::vector<std::string> operands = {absl::StrCat("%arg", param)};
+  std::vector<std::string> types = {type};
+  for (const Value& v : barrier.waits_for) {
+    operands.push_back(emitter.Ref(v));
+    types.push_back(v.shape().ToMlirType());
+  }
+  TXLA_ASSIGN_OR_RETURN(
+      std::string name,
+      emitter.EmitOp("stablehlo.optimization_barrier", operands, types, "",
+                     types));
+  for (const Node* node : order_.nodes) {
+    if (node->kind() == OpKind::kDeviceData &&
+        node->data()->id() == barrier.data_id) {
+      emitter.Bind(node, absl::StrCat(name, "#0"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::string> LoweringContext::HloText() const {
   if (!built_) {
     return absl::FailedPreconditionError("LoweringContext: call Build first");
@@ -270,7 +320,7 @@ absl::StatusOr<std::string> LoweringContext::HloText() const {
     packed_names[id] = name;
     emitter.Bind(node, std::move(name));
   }
-  TXLA_RETURN_IF_ERROR(emitter.LowerNodes(order_.nodes));
+  TXLA_RETURN_IF_ERROR(LowerInPlaceUpdatesLast(emitter));
   std::vector<std::string> refs;
   refs.reserve(results_.size());
   for (const Value& r : results_) refs.push_back(emitter.Ref(r));

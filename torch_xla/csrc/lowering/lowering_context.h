@@ -21,6 +21,8 @@
 #include "torch_xla/csrc/ir/data.h"
 #include "torch_xla/csrc/ir/graph_walk.h"
 #include "torch_xla/csrc/ir/node.h"
+#include "torch_xla/csrc/lowering/emitter.h"
+#include "torch_xla/csrc/lowering/update_order.h"
 
 namespace torch_xla {
 
@@ -92,6 +94,12 @@ class LoweringContext {
  private:
   absl::Status CheckParam(int64_t param_index) const;
   absl::Status CheckResult(int64_t result_index) const;
+  // Lowers the graph with each aliased parameter's update ordered after the
+  // other readers of its old value (lowering/update_order.h), so that XLA
+  // updates it in place instead of copying it first.
+  absl::Status LowerInPlaceUpdatesLast(MlirEmitter& emitter) const;
+  absl::Status EmitUpdateBarrier(const UpdateOrder::Barrier& barrier,
+                                 MlirEmitter& emitter) const;
 
   std::string name_;
   bool built_ = false;
