@@ -9,6 +9,7 @@ import subprocess
 
 def run_anchor(python, anchors, script, *args):
   env = dict(os.environ, JAX_PLATFORMS="cpu", PJRT_DEVICE="CPU")
+  anchors = os.path.abspath(anchors)  # the script runs with cwd=anchors
   out = subprocess.run([python, os.path.join(anchors, script), *args],
                        check=True, capture_output=True, text=True, env=env,
                        cwd=anchors)
