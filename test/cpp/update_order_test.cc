@@ -69,6 +69,7 @@ TEST(UpdateOrderTest, UpdateWaitsForAReaderItDoesNotDependOn) {
   ASSERT_EQ(barrier.waits_for.size(), 1u);
   EXPECT_EQ(barrier.waits_for[0].node, dx);
   EXPECT_EQ(barrier.before, updated.get());
+  EXPECT_EQ(barrier.leaves, std::vector<const Node*>{w.get()});
   EXPECT_EQ(order.nodes.size(), 4u);
   EXPECT_LT(PositionIn(order, dx.get()), PositionIn(order, updated.get()));
 }

@@ -228,11 +228,8 @@ absl::Status LoweringContext::EmitUpdateBarrier(
       std::string name,
       emitter.EmitOp("stablehlo.optimization_barrier", operands, types, "",
                      types));
-  for (const Node* node : order_.nodes) {
-    if (node->kind() == OpKind::kDeviceData &&
-        node->data()->id() == barrier.data_id) {
-      emitter.Bind(node, absl::StrCat(name, "#0"));
-    }
+  for (const Node* leaf : barrier.leaves) {
+    emitter.Bind(leaf, absl::StrCat(name, "#0"));
   }
   return absl::OkStatus();
 }

@@ -249,6 +249,9 @@ UpdateOrder OrderInPlaceUpdates(
     UpdateOrder::Barrier barrier;
     barrier.data_id = plan.data_id;
     for (int64_t p : plan.waits_for) barrier.waits_for.push_back(g.node[p]);
+    for (int64_t p : leaves[plan.data_id]) {
+      barrier.leaves.push_back(order.nodes[p]);
+    }
     barrier.before = order.nodes[*std::min_element(
         plan.readers.begin(), plan.readers.end(), [&](int64_t a, int64_t b) {
           return position[order.nodes[a]] < position[order.nodes[b]];

@@ -26,8 +26,9 @@ struct UpdateOrder {
     int64_t data_id;               // the parameter's data
     std::vector<Value> waits_for;  // readers of the old value, outside the update
     const Node* before;            // emit the barrier just before this node
-    // From the barrier on, the parameter's leaves read its result 0: only
-    // nodes of the update read them after this point.
+    // The leaves holding the parameter's data. From the barrier on they read
+    // its result 0: only nodes of the update read them after this point.
+    std::vector<const Node*> leaves;
   };
   // The graph's nodes, operands first, each barrier's `waits_for` before its
   // `before` and the update's other readers of the parameter.
@@ -36,8 +37,9 @@ struct UpdateOrder {
 };
 
 // `updates`: (data id of a parameter, the result that reuses its buffer).
-// Parameters whose update has no unordered reader get no barrier; if the
-// barriers together would make a cycle, there are none (XLA then copies).
+// Parameters whose update has no unordered reader get no barrier. If the
+// barriers together would make a cycle, they are kept one by one while they
+// make none; XLA copies the parameters of those dropped.
 // `order` is the post order of `results`.
 UpdateOrder OrderInPlaceUpdates(
     const PostOrder& order, absl::Span<const Value> results,
