@@ -9,6 +9,7 @@
 #include "torch_xla/csrc/lowering/emitter.h"
 #include "torch_xla/csrc/lowering/lower_rules.h"
 #include "torch_xla/csrc/lowering/mlir_text.h"
+#include "torch_xla/csrc/lowering/summed_dots.h"
 #include "torch_xla/csrc/lowering/update_order.h"
 
 namespace torch_xla {
@@ -35,11 +36,11 @@ absl::Status LoweringContext::Build(absl::Span<const Value> results) {
                        " is not a valid value"));
     }
   }
-  order_ = ComputePostOrder(results_);
+  const PostOrder order = ComputePostOrder(results_);
   std::map<DType, std::vector<DataPtr>> scalars;  // to pack, by dtype
   HashBuilder packed_hash;
   int64_t leaf_ordinal = 0;
-  for (const Node* node : order_.nodes) {
+  for (const Node* node : order.nodes) {
     if (node->kind() == OpKind::kParameter) {
       return absl::InvalidArgumentError(absl::StrCat(
           "LoweringContext::Build: the graph uses ", node->ToString(),
@@ -73,7 +74,7 @@ absl::Status LoweringContext::Build(absl::Span<const Value> results) {
     vector_params_[dtype] = static_cast<int64_t>(parameters_.size());
     parameters_.push_back(std::move(vector));
   }
-  graph_hash_ = GraphHash(order_, results_);
+  graph_hash_ = GraphHash(order, results_);
   if (!packed_.empty()) {  // a different module: a different key
     HashBuilder h(graph_hash_);
     h.Add(packed_hash.value());
@@ -189,12 +190,13 @@ absl::Status LoweringContext::SetResultSharding(int64_t result_index,
 }
 
 absl::Status LoweringContext::LowerInPlaceUpdatesLast(
+    const PostOrder& graph, absl::Span<const Value> results,
     MlirEmitter& emitter) const {
   std::vector<std::pair<int64_t, Value>> updates;
   for (const auto& [param, result] : aliases_) {
-    updates.emplace_back(parameters_[param]->id(), results_[result]);
+    updates.emplace_back(parameters_[param]->id(), results[result]);
   }
-  const UpdateOrder order = OrderInPlaceUpdates(order_, results_, updates);
+  const UpdateOrder order = OrderInPlaceUpdates(graph, results, updates);
   absl::flat_hash_map<const Node*, std::vector<const UpdateOrder::Barrier*>>
       barriers_before;
   for (const UpdateOrder::Barrier& barrier : order.barriers) {
@@ -274,10 +276,14 @@ absl::StatusOr<std::string> LoweringContext::HloText() const {
   }
   absl::StrAppend(&out, ") {\n");
 
-  // Body.
+  // Body: the graph with its sums of products folded (lowering/summed_dots.h;
+  // the same data leaves, so the same parameters).
+  TXLA_ASSIGN_OR_RETURN(const std::vector<Value> results,
+                        FoldSummedDots(results_));
+  const PostOrder graph = ComputePostOrder(results);
   MlirEmitter emitter(DefaultLowerRules(), &out, /*indent=*/4);
   absl::flat_hash_map<int64_t, std::string> packed_names;  // data id -> SSA
-  for (const Node* node : order_.nodes) {
+  for (const Node* node : graph.nodes) {
     if (node->kind() != OpKind::kDeviceData) continue;
     const int64_t id = node->data()->id();
     auto packed = packed_.find(id);
@@ -317,10 +323,10 @@ absl::StatusOr<std::string> LoweringContext::HloText() const {
     packed_names[id] = name;
     emitter.Bind(node, std::move(name));
   }
-  TXLA_RETURN_IF_ERROR(LowerInPlaceUpdatesLast(emitter));
+  TXLA_RETURN_IF_ERROR(LowerInPlaceUpdatesLast(graph, results, emitter));
   std::vector<std::string> refs;
-  refs.reserve(results_.size());
-  for (const Value& r : results_) refs.push_back(emitter.Ref(r));
+  refs.reserve(results.size());
+  for (const Value& r : results) refs.push_back(emitter.Ref(r));
   if (refs.empty()) {
     emitter.Line("return");
   } else {

@@ -94,17 +94,19 @@ class LoweringContext {
  private:
   absl::Status CheckParam(int64_t param_index) const;
   absl::Status CheckResult(int64_t result_index) const;
-  // Lowers the graph with each aliased parameter's update ordered after the
-  // other readers of its old value (lowering/update_order.h), so that XLA
-  // updates it in place instead of copying it first.
-  absl::Status LowerInPlaceUpdatesLast(MlirEmitter& emitter) const;
+  // Lowers `graph` (computing `results`, the built results rewritten) with
+  // each aliased parameter's update ordered after the other readers of its
+  // old value (lowering/update_order.h), so that XLA updates it in place
+  // instead of copying it first.
+  absl::Status LowerInPlaceUpdatesLast(const PostOrder& graph,
+                                       absl::Span<const Value> results,
+                                       MlirEmitter& emitter) const;
   absl::Status EmitUpdateBarrier(const UpdateOrder::Barrier& barrier,
                                  MlirEmitter& emitter) const;
 
   std::string name_;
   bool built_ = false;
   std::vector<Value> results_;
-  PostOrder order_;
   std::vector<DataPtr> parameters_;
   absl::flat_hash_map<int64_t, int64_t> param_index_;  // data id -> index
   ScalarPacking packing_;
