@@ -95,6 +95,29 @@ TEST(SummedDotsTest, TransposedProductsFoldWithTheirSwappedOperands) {
   EXPECT_EQ(a.operand(2).node, x2);
 }
 
+// bf16 products computed in f32 and rounded to bf16 fold into one f32
+// product rounded once.
+TEST(SummedDotsTest, ProductsRoundedToTheSumsTypeFoldBeforeTheRounding) {
+  std::vector<NodePtr> terms;
+  for (int i = 0; i < 3; ++i) {
+    NodePtr product = Make(
+        OpKind::kDotGeneral,
+        {Leaf(DType::kBF16, {8, 64}), Leaf(DType::kBF16, {8, 32})},
+        Attrs()
+            .Set("lhs_contract", Dims{0})
+            .Set("rhs_contract", Dims{0})
+            .Set("dtype", DType::kF32));
+    terms.push_back(testing::Convert(product, DType::kBF16).node);
+  }
+  const Value folded = Fold({Accumulate(terms)})[0];
+  ASSERT_EQ(folded.node->kind(), OpKind::kConvert);
+  EXPECT_EQ(folded.shape(), Shape(DType::kBF16, {64, 32}));
+  const Node& product = *folded.node->operand(0).node;
+  ASSERT_EQ(product.kind(), OpKind::kDotGeneral);
+  EXPECT_EQ(product.shape(), Shape(DType::kF32, {64, 32}));
+  EXPECT_EQ(product.operand(0).node->num_operands(), 3u);
+}
+
 // Terms that are not products stay terms of the sum, in their places.
 TEST(SummedDotsTest, OtherTermsStayInTheSum) {
   NodePtr c = Leaf(DType::kF32, {64, 32});

@@ -10,6 +10,7 @@
 #include "torch_xla/csrc/ir/builder.h"
 #include "torch_xla/csrc/ir/graph_walk.h"
 #include "torch_xla/csrc/ir/status_macros.h"
+#include "torch_xla/csrc/ir/value_builders.h"
 
 namespace torch_xla {
 namespace {
@@ -67,16 +68,25 @@ bool IsMatrixProduct(const Node& node) {
 }
 
 // `term` as a product, looking through rank-2 transposes (a transposed
-// product is the product of the swapped operands); every node on the way
-// must be used by the sum alone, or folding would compute it twice.
+// product is the product of the swapped operands) and one float convert (a
+// product computed in a wider type, e.g. bf16 operands to f32, rounded to
+// the sum's type: the folded product is rounded once). Every node on the
+// way must be used by the sum alone, or folding would compute it twice.
 std::optional<Product> AsProduct(const Value& term, const UseCounts& uses) {
-  bool swapped = false;
+  bool swapped = false, converted = false;
   const Node* node = term.node.get();
-  while (node->kind() == OpKind::kTranspose && node->shape().rank() == 2 &&
-         UsesOf(uses, node) == 1) {
-    const Dims* perm = node->attrs().FindAs<Dims>("permutation");
-    if (perm == nullptr) return std::nullopt;
-    if (*perm == Dims{1, 0}) swapped = !swapped;
+  while (UsesOf(uses, node) == 1) {
+    if (node->kind() == OpKind::kTranspose && node->shape().rank() == 2) {
+      const Dims* perm = node->attrs().FindAs<Dims>("permutation");
+      if (perm == nullptr) return std::nullopt;
+      if (*perm == Dims{1, 0}) swapped = !swapped;
+    } else if (node->kind() == OpKind::kConvert && !converted &&
+               IsFloating(node->shape().dtype) &&
+               IsFloating(node->operand(0).shape().dtype)) {
+      converted = true;
+    } else {
+      break;
+    }
     node = node->operand(0).node.get();
   }
   if (!IsMatrixProduct(*node) || UsesOf(uses, node) != 1) return std::nullopt;
@@ -165,7 +175,9 @@ class Folder {
     std::vector<ProductKind> kinds;
     std::vector<std::vector<int>> members;
     for (size_t t = 0; t < terms.size(); ++t) {
-      products.push_back(AsProduct(terms[t], uses_));
+      products.push_back(terms[t].shape() == root->shape()
+                             ? AsProduct(terms[t], uses_)
+                             : std::nullopt);
       if (!products.back().has_value()) continue;
       const ProductKind kind = KindOf(*products.back());
       size_t g = 0;
@@ -191,7 +203,8 @@ class Folder {
       if (g < 0 || !fold[g]) {
         sum_terms.push_back(Resolve(terms[t]));
       } else if (members[g].front() == static_cast<int>(t)) {
-        TXLA_ASSIGN_OR_RETURN(Value folded, FoldGroup(members[g], products));
+        TXLA_ASSIGN_OR_RETURN(Value folded, FoldGroup(members[g], products,
+                                                     root->shape().dtype));
         sum_terms.push_back(std::move(folded));
       }
     }
@@ -220,9 +233,10 @@ class Folder {
     return operand_bytes <= saved_bytes;
   }
 
+  // One product for the group, converted to the sum's `dtype`.
   absl::StatusOr<Value> FoldGroup(
       const std::vector<int>& members,
-      const std::vector<std::optional<Product>>& products) {
+      const std::vector<std::optional<Product>>& products, DType dtype) {
     const Product& first = *products[members.front()];
     std::vector<Value> as, bs;
     for (int t : members) {
@@ -247,7 +261,7 @@ class Folder {
     }
     TXLA_ASSIGN_OR_RETURN(
         NodePtr dot, MakeNode(OpKind::kDotGeneral, {a, b}, std::move(attrs)));
-    return Value(std::move(dot));
+    return MakeConvert(Value(std::move(dot)), dtype);
   }
 
   const UseCounts& uses_;

@@ -10,12 +10,13 @@
 //
 // What is folded: a tree of adds (its inner adds used by the tree alone)
 // with at least two terms that are rank-2 dot_generals of one contracting
-// dim each (maybe behind transposes, all used by the tree alone), with equal
-// contracting positions, element type and precision. Only when the
-// concatenated operands are no larger than the products they save: the
-// backward of q = h Wq, k = h Wk, v = h Wv sums three products whose
-// operands are weights, and concatenating those would cost more than it
-// saves. Like any reassociation, folding changes the order of rounding.
+// dim each (maybe behind transposes and one float convert, all used by the
+// tree alone), with equal contracting positions, element types and
+// precision. Only when the concatenated operands are no larger than the
+// products they save: the backward of q = h Wq, k = h Wk, v = h Wv sums
+// three products whose operands are weights, and concatenating those would
+// cost more than it saves. Like any reassociation, folding changes the
+// order of rounding (in bf16 it rounds once where eager rounds per term).
 //
 // Runs on a compile-cache miss only (the graph hash is of the graph as
 // traced); data leaves are shared with the input graph, so its parameters
