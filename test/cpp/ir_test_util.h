@@ -43,6 +43,20 @@ inline NodePtr Make(OpKind kind, std::vector<Value> operands,
   return Ok(MakeNode(kind, std::move(operands), std::move(attrs)));
 }
 
+// a @ b for matrices.
+inline NodePtr Matmul(Value a, Value b) {
+  return Make(OpKind::kDotGeneral, {std::move(a), std::move(b)},
+              Attrs()
+                  .Set("lhs_contract", std::vector<int64_t>{1})
+                  .Set("rhs_contract", std::vector<int64_t>{0}));
+}
+
+// The transpose of a matrix.
+inline NodePtr Transpose(Value x) {
+  return Make(OpKind::kTranspose, {std::move(x)},
+              Attrs().Set("permutation", std::vector<int64_t>{1, 0}));
+}
+
 // Whether `text` contains `part` (for checks on lowered or printed text).
 inline bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

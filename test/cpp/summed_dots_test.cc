@@ -19,8 +19,10 @@ using testing::Exec;
 using testing::Input;
 using testing::Leaf;
 using testing::Make;
+using testing::Matmul;
 using testing::Ok;
 using testing::Quarters;
+using testing::Transpose;
 
 using Dims = std::vector<int64_t>;
 
@@ -28,17 +30,6 @@ using Dims = std::vector<int64_t>;
 NodePtr WeightGrad(Value x, Value d) {
   return Make(OpKind::kDotGeneral, {std::move(x), std::move(d)},
               Attrs().Set("lhs_contract", Dims{0}).Set("rhs_contract", Dims{0}));
-}
-
-// a @ b.
-NodePtr Matmul(Value a, Value b) {
-  return Make(OpKind::kDotGeneral, {std::move(a), std::move(b)},
-              Attrs().Set("lhs_contract", Dims{1}).Set("rhs_contract", Dims{0}));
-}
-
-NodePtr Transpose(Value x) {
-  return Make(OpKind::kTranspose, {std::move(x)},
-              Attrs().Set("permutation", Dims{1, 0}));
 }
 
 NodePtr Add(Value a, Value b) { return Ok(MakeBinary(OpKind::kAdd, a, b)); }

@@ -23,23 +23,11 @@ namespace {
 
 using testing::Contains;
 using testing::Leaf;
-using testing::Make;
+using testing::Matmul;
 using testing::Ok;
 using testing::Read;
 using testing::TensorFromHost;
-
-using Dims = std::vector<int64_t>;
-
-// a @ b for [n, n] matrices.
-NodePtr Matmul(Value a, Value b) {
-  return Make(OpKind::kDotGeneral, {std::move(a), std::move(b)},
-              Attrs().Set("lhs_contract", Dims{1}).Set("rhs_contract", Dims{0}));
-}
-
-NodePtr Transpose(Value x) {
-  return Make(OpKind::kTranspose, {std::move(x)},
-              Attrs().Set("permutation", Dims{1, 0}));
-}
+using testing::Transpose;
 
 UpdateOrder Order(const std::vector<Value>& results,
                   const std::vector<std::pair<int64_t, Value>>& updates) {
