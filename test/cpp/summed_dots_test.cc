@@ -29,7 +29,9 @@ using Dims = std::vector<int64_t>;
 // x' d for x [rows, m], d [rows, n]: a weight gradient over `rows` samples.
 NodePtr WeightGrad(Value x, Value d) {
   return Make(OpKind::kDotGeneral, {std::move(x), std::move(d)},
-              Attrs().Set("lhs_contract", Dims{0}).Set("rhs_contract", Dims{0}));
+              Attrs()
+                  .Set("lhs_contract", Dims{0})
+                  .Set("rhs_contract", Dims{0}));
 }
 
 NodePtr Add(Value a, Value b) { return Ok(MakeBinary(OpKind::kAdd, a, b)); }
@@ -161,9 +163,8 @@ TEST(SummedDotsTest, ProductsOfAnotherPrecisionAreNotMerged) {
                       .Set("lhs_contract", Dims{0})
                       .Set("rhs_contract", Dims{0})
                       .Set("precision", i < 2 ? "HIGHEST" : "DEFAULT");
-    terms.push_back(Make(OpKind::kDotGeneral,
-                         {Leaf(DType::kF32, {8, 64}), Leaf(DType::kF32, {8, 32})},
-                         std::move(attrs)));
+    NodePtr x = Leaf(DType::kF32, {8, 64}), d = Leaf(DType::kF32, {8, 32});
+    terms.push_back(Make(OpKind::kDotGeneral, {x, d}, std::move(attrs)));
   }
   const Value folded = Fold({Accumulate(terms)})[0];
   ASSERT_EQ(folded.node->kind(), OpKind::kAdd);

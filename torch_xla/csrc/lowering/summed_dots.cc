@@ -62,8 +62,9 @@ bool IsMatrixProduct(const Node& node) {
   const Dims* lb = attrs.FindAs<Dims>("lhs_batch");
   const Dims* lc = attrs.FindAs<Dims>("lhs_contract");
   const Dims* rc = attrs.FindAs<Dims>("rhs_contract");
-  return (lb == nullptr || lb->empty()) && lc != nullptr && lc->size() == 1 &&
-         rc != nullptr && rc->size() == 1 && node.operand(0).shape().rank() == 2 &&
+  return (lb == nullptr || lb->empty()) && lc != nullptr &&
+         lc->size() == 1 && rc != nullptr && rc->size() == 1 &&
+         node.operand(0).shape().rank() == 2 &&
          node.operand(1).shape().rank() == 2;
 }
 
@@ -105,7 +106,8 @@ std::optional<Product> AsProduct(const Value& term, const UseCounts& uses) {
 }
 
 ProductKind KindOf(const Product& p) {
-  const std::string* precision = p.dot->attrs().FindAs<std::string>("precision");
+  const std::string* precision =
+      p.dot->attrs().FindAs<std::string>("precision");
   return {p.a_dim, p.b_dim, p.a.shape().dtype, p.dot->shape().dtype,
           precision == nullptr ? "" : *precision};
 }
