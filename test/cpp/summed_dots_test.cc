@@ -235,5 +235,20 @@ TEST(SummedDotsTest, FoldedSumComputesTheSum) {
   }
 }
 
+// A partitioned graph keeps its products: the partitioner would gather the
+// micro-batches that SPMD shards along the dim a fold concatenates.
+TEST(SummedDotsTest, PartitionedGraphsAreNotFolded) {
+  std::vector<NodePtr> terms;
+  for (int i = 0; i < 3; ++i) {
+    terms.push_back(
+        WeightGrad(Leaf(DType::kF32, {8, 64}), Leaf(DType::kF32, {8, 32})));
+  }
+  LoweringContext context("summed_dots");
+  ASSERT_TRUE(context.Build({Value(Accumulate(terms))}).ok());
+  EXPECT_TRUE(Contains(Ok(context.HloText()), "stablehlo.concatenate"));
+  ASSERT_TRUE(context.SetParameterSharding(0, "{devices=[2,1]0,1}").ok());
+  EXPECT_FALSE(Contains(Ok(context.HloText()), "stablehlo.concatenate"));
+}
+
 }  // namespace
 }  // namespace torch_xla

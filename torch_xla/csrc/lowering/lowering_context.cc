@@ -277,9 +277,15 @@ absl::StatusOr<std::string> LoweringContext::HloText() const {
   absl::StrAppend(&out, ") {\n");
 
   // Body: the graph with its sums of products folded (lowering/summed_dots.h;
-  // the same data leaves, so the same parameters).
-  TXLA_ASSIGN_OR_RETURN(const std::vector<Value> results,
-                        FoldSummedDots(results_));
+  // the same data leaves, so the same parameters). Not when partitioned: the
+  // folded operands are concatenated along their batch dim, which SPMD
+  // shards, and the partitioner would gather them.
+  const bool partitioned =
+      !param_sharding_.empty() || !result_sharding_.empty();
+  std::vector<Value> results = results_;
+  if (!partitioned) {
+    TXLA_ASSIGN_OR_RETURN(results, FoldSummedDots(results_));
+  }
   const PostOrder graph = ComputePostOrder(results);
   MlirEmitter emitter(DefaultLowerRules(), &out, /*indent=*/4);
   absl::flat_hash_map<int64_t, std::string> packed_names;  // data id -> SSA

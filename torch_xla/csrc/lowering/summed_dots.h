@@ -19,8 +19,8 @@
 // order of rounding (in bf16 it rounds once where eager rounds per term).
 //
 // Runs on a compile-cache miss only (the graph hash is of the graph as
-// traced); data leaves are shared with the input graph, so its parameters
-// are unchanged.
+// traced), and not on SPMD graphs (LoweringContext::HloText); data leaves
+// are shared with the input graph, so its parameters are unchanged.
 
 #include <vector>
 
