@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "torch_xla/csrc/metrics/metrics.h"
 #include "torch_xla/csrc/runtime/host_heap.h"
+#include "torch_xla/csrc/runtime/xla_flags.h"
 #include "torch_xla/csrc/runtime/plugin.h"
 
 namespace torch_xla::runtime {
@@ -86,9 +87,12 @@ absl::StatusOr<std::unique_ptr<Client>> Client::Create(
     count.value_size = 1;
     create_options.push_back(count);
   }
-  // The CPU plugin's device buffers are host heap blocks. The policy also
-  // extends XLA_FLAGS, so it runs before the client exists.
-  if (options.device_type == "CPU") ApplyHostHeapPolicy();
+  // The CPU plugin's device buffers are host heap blocks. The policy, and
+  // eager's NaN semantics, extend XLA_FLAGS: set before the client exists.
+  if (options.device_type == "CPU") {
+    ApplyHostHeapPolicy();
+    ApplyCpuNanSemantics();
+  }
   auto args = PJRT_ARGS(PJRT_Client_Create);
   args.create_options = create_options.data();
   args.num_options = create_options.size();

@@ -11,8 +11,6 @@
 // block, far above any threshold, faulted in page by page on every
 // execution (a fifth of a scan_layers step on the reference decoder).
 
-#include <string>
-
 namespace torch_xla::runtime {
 
 // Blocks up to this size come from the heap (glibc's ceiling for the
@@ -25,14 +23,10 @@ inline constexpr int kHeapBlockLimitBytes = 32 << 20;
 // - one arena: XLA runs a program on a pool of threads, and a block freed
 //   in one thread's arena could not serve another thread's allocation;
 // - XLA splits a program's temporaries into blocks of at most
-//   kHeapBlockLimitBytes (TempSplitXlaFlags).
+//   kHeapBlockLimitBytes (--xla_multiheap_size_constraint_per_heap).
 // A setting the user chose (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_,
 // MALLOC_ARENA_MAX, the flag in XLA_FLAGS) is left alone. Idempotent.
 void ApplyHostHeapPolicy();
-
-// `xla_flags` (XLA_FLAGS, or null) with the temporaries split appended,
-// unless it already sets it.
-std::string TempSplitXlaFlags(const char* xla_flags);
 
 // Hands freed heap back to the OS, e.g. the compiler's scratch after a
 // compile, before the program's own buffers are allocated.
