@@ -112,16 +112,22 @@ ProductKind KindOf(const Product& p) {
           precision == nullptr ? "" : *precision};
 }
 
-// The terms of the add tree rooted at `root`, left to right: operands that
-// are adds of its shape used by the tree alone are opened.
+// Whether the operand `v` of an add of shape `sum` is an inner add of the
+// same tree: an add of that shape used there alone.
+bool IsInnerAdd(const Value& v, const Shape& sum, const UseCounts& uses) {
+  return v.node->kind() == OpKind::kAdd && UsesOf(uses, v.node.get()) == 1 &&
+         v.shape() == sum;
+}
+
+// The terms of the add tree rooted at `root`, left to right (its inner adds
+// opened).
 std::vector<Value> TermsOf(const Node* root, const UseCounts& uses) {
   std::vector<Value> terms;
   std::vector<Value> stack = {root->operand(1), root->operand(0)};
   while (!stack.empty()) {
     Value v = std::move(stack.back());
     stack.pop_back();
-    if (v.node->kind() == OpKind::kAdd && UsesOf(uses, v.node.get()) == 1 &&
-        v.shape() == root->shape()) {
+    if (IsInnerAdd(v, root->shape(), uses)) {
       stack.push_back(v.node->operand(1));
       stack.push_back(v.node->operand(0));
     } else {
@@ -235,10 +241,10 @@ class Folder {
     return operand_bytes <= saved_bytes;
   }
 
-  // One product for the group, converted to the sum's `dtype`.
+  // One product for the group, converted to `sum_dtype`.
   absl::StatusOr<Value> FoldGroup(
       const std::vector<int>& members,
-      const std::vector<std::optional<Product>>& products, DType dtype) {
+      const std::vector<std::optional<Product>>& products, DType sum_dtype) {
     const Product& first = *products[members.front()];
     std::vector<Value> as, bs;
     for (int t : members) {
@@ -263,7 +269,7 @@ class Folder {
     }
     TXLA_ASSIGN_OR_RETURN(
         NodePtr dot, MakeNode(OpKind::kDotGeneral, {a, b}, std::move(attrs)));
-    return MakeConvert(Value(std::move(dot)), dtype);
+    return MakeConvert(Value(std::move(dot)), sum_dtype);
   }
 
   const UseCounts& uses_;
@@ -276,16 +282,12 @@ absl::StatusOr<std::vector<Value>> FoldSummedDots(
     absl::Span<const Value> results) {
   const PostOrder order = ComputePostOrder(results);
   const UseCounts uses = CountUses(order, results);
-  // An add is a tree root unless it is the operand of another add of its
-  // shape and used there alone; only roots with a product below are tried.
+  // Every rank-2 add that is not an inner add of another is a tree root.
   absl::flat_hash_set<const Node*> inner;
   for (const Node* node : order.nodes) {
     if (node->kind() != OpKind::kAdd) continue;
     for (const Value& v : node->operands()) {
-      if (v.node->kind() == OpKind::kAdd && UsesOf(uses, v.node.get()) == 1 &&
-          v.shape() == node->shape()) {
-        inner.insert(v.node.get());
-      }
+      if (IsInnerAdd(v, node->shape(), uses)) inner.insert(v.node.get());
     }
   }
   Folder folder(uses);
