@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -41,6 +42,23 @@ TEST(HostHeapTest, BlocksUpToTheLimitComeFromTheHeap) {
   EXPECT_EQ(MappedBytes(), before);
   std::free(block);
   ReleaseFreedHeap();
+}
+
+// A step's gradients (here 128 MiB of 2 MiB blocks) freed after the step
+// stay in the heap for the next one instead of being faulted in again.
+TEST(HostHeapTest, FreedBlocksAtTheHeapTopAreKept) {
+  ApplyHostHeapPolicy();
+  ReleaseFreedHeap();
+  const size_t before = mallinfo2().arena;
+  std::vector<void*> blocks;
+  for (int i = 0; i < 64; ++i) {
+    blocks.push_back(std::malloc(2 << 20));
+    ASSERT_NE(blocks.back(), nullptr);
+  }
+  for (void* block : blocks) std::free(block);
+  EXPECT_GE(mallinfo2().arena, before + (128 << 20));
+  ReleaseFreedHeap();
+  EXPECT_LT(mallinfo2().arena, before + (128 << 20));
 }
 
 TEST(HostHeapTest, XlaSplitsTemporariesAtTheLimit) {

@@ -10,7 +10,6 @@
 namespace torch_xla::runtime {
 namespace {
 
-constexpr int kTrimThresholdBytes = 64 << 20;
 constexpr char kTempSplitFlag[] = "xla_multiheap_size_constraint_per_heap";
 
 bool UserChose(const char* variable) {
@@ -26,7 +25,7 @@ void ApplyHostHeapPolicy() {
       mallopt(M_MMAP_THRESHOLD, kHeapBlockLimitBytes);
     }
     if (!UserChose("MALLOC_TRIM_THRESHOLD_")) {
-      mallopt(M_TRIM_THRESHOLD, kTrimThresholdBytes);
+      mallopt(M_TRIM_THRESHOLD, kKeptHeapTopBytes);
     }
     if (!UserChose("MALLOC_ARENA_MAX")) mallopt(M_ARENA_MAX, 1);
     AddXlaFlag(kTempSplitFlag, absl::StrCat(kHeapBlockLimitBytes));

@@ -17,9 +17,18 @@ namespace torch_xla::runtime {
 // threshold); larger ones are mapped and unmapped with their lifetime.
 inline constexpr int kHeapBlockLimitBytes = 32 << 20;
 
+// Freed memory at the heap's top up to this size is kept, not given back.
+inline constexpr int kKeptHeapTopBytes = 1 << 30;
+
 // The policy, applied once before the CPU client is created:
 // - the mmap threshold fixed at kHeapBlockLimitBytes;
-// - up to 64 MiB freed at a heap's top kept for the next step;
+// - up to kKeptHeapTopBytes freed at the heap's top kept for the next
+//   step: a step frees its gradients and activations and allocates them
+//   again in the next, and memory given back would be faulted in again
+//   page by page (30k faults, a tenth of the reference decoder's step,
+//   when 64 MiB were kept); the step's peak is reached either way, and a
+//   compile gives the compiler's scratch back explicitly
+//   (ReleaseFreedHeap);
 // - one arena: XLA runs a program on a pool of threads, and a block freed
 //   in one thread's arena could not serve another thread's allocation;
 // - XLA splits a program's temporaries into blocks of at most
