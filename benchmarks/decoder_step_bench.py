@@ -9,7 +9,8 @@ and, with --jax/--anchors, next to the reference systems in the same run.
   the batch alone).
 - with --jax PYTHON --anchors DIR: ../shared/anchors' B1 loop (the same
   reference decoder) run by our Python and by JAX, and B2's manual loop
-  (MLP, 8 micro-batches) likewise; ratios ours / JAX.
+  (MLP, 8 micro-batches) likewise; ratios ours / JAX, and how much of our
+  step is Python tracing.
 
 Prints one JSON line.
 
@@ -120,6 +121,8 @@ def main():
                        jax_mode)
       result[key] = {
           "ours_s": steady_step_s(mine),
+          # The Python tracing part of our step (the rest is sync + wait).
+          "ours_trace_s": mine["steady"]["median_trace_s"],
           "jax_s": steady_step_s(jax),
           "ours_over_jax": round(steady_step_s(mine) / steady_step_s(jax), 3),
       }
