@@ -13,10 +13,12 @@ Prints one JSON line with, measured in the same run:
   second_trace_sync_s / second_compile_hits: an identical trace + sync again
   zeros_compile_10k_s: compile of the same chain started from
                      `torch.zeros(1024, device='xla')` (synced first, as
-                     ../shared/anchors/b3_trace_txla.py does); with --jax,
-                     JAX's compile of that chain (b3_trace_jax.py) in the
-                     same run and the ratio; medians of 3 alternating runs
-                     each
+                     ../shared/anchors/b3_trace_txla.py does), in this
+                     process, median of 3;
+  with --jax/--anchors, like against like: b3_trace_txla.py (ours) and
+  b3_trace_jax.py, each in a fresh process, alternating: the medians of
+  their compile times (anchor_zeros_compile_10k_s, jax_compile_10k_s) and
+  the ratio zeros_compile_vs_jax
   overlap_*:         the demo decoder at hidden 512 (batch 8, seq 128) over
                      steps that never read a value: trace time per step,
                      execute time per step (waiting after each), and the
@@ -115,6 +117,16 @@ def jax_chain_compile_s(python, anchors):
                     str(OPS))["compile_s"]
 
 
+def anchor_chain_compile_s(anchors):
+  """Our compile of the zeros-start chain, in a fresh process like JAX's."""
+  result = run_anchor(sys.executable, anchors, "b3_trace_txla.py", "--ops",
+                      str(OPS))
+  return result["round1_uncached"]["compile_time_ms"] / 1e3
+
+
+ANCHOR_PAIRS = 5
+
+
 def overlap(device, steps=8):
   """Per step: (trace s, execute s, pipelined step s) of the demo decoder at
   hidden 512 with AdamW, never reading a value inside the loop."""
@@ -203,14 +215,16 @@ def main():
   hits = met.counter_value("CachedCompile") or 0
   uncached = met.counter_value("UncachedCompile") or 0
 
+  zeros_s = statistics.median(
+      [zeros_chain_compile_s(device) for _ in range(ZEROS_REPEATS)])
   # Compile times on this shared host swing by 30% between identical runs:
-  # ours and JAX's alternate, and each figure is the median of its runs.
-  zeros_runs, jax_runs = [], []
-  for _ in range(ZEROS_REPEATS):
-    zeros_runs.append(zeros_chain_compile_s(device))
-    if args.jax:
-      jax_runs.append(jax_chain_compile_s(args.jax, args.anchors))
-  zeros_s = statistics.median(zeros_runs)
+  # ours and JAX's alternate, each in a fresh process, and each figure is
+  # the median of its runs.
+  anchor_runs, jax_runs = [], []
+  for _ in range(ANCHOR_PAIRS if args.jax else 0):
+    anchor_runs.append(anchor_chain_compile_s(args.anchors))
+    jax_runs.append(jax_chain_compile_s(args.jax, args.anchors))
+  anchor_s = round(statistics.median(anchor_runs), 3) if anchor_runs else None
   jax_s = round(statistics.median(jax_runs), 3) if jax_runs else None
   torch.set_num_threads(os.cpu_count())
   trace_s, execute_s, pipelined_s = overlap(device)
@@ -231,8 +245,9 @@ def main():
       "second_compile_hits": hits,
       "uncached_compiles": uncached,
       "zeros_compile_10k_s": round(zeros_s, 3),
+      "anchor_zeros_compile_10k_s": anchor_s,
       "jax_compile_10k_s": jax_s,
-      "zeros_compile_vs_jax": round(zeros_s / jax_s, 2) if jax_s else None,
+      "zeros_compile_vs_jax": round(anchor_s / jax_s, 2) if jax_s else None,
       "overlap_trace_s": round(trace_s, 4),
       "overlap_execute_s": round(execute_s, 4),
       "overlap_step_s": round(pipelined_s, 4),
