@@ -25,7 +25,7 @@ inline constexpr int kKeptHeapTopBytes = 1 << 30;
 // - up to kKeptHeapTopBytes freed at the heap's top kept for the next
 //   step: a step frees its gradients and activations and allocates them
 //   again in the next, and memory given back would be faulted in again
-//   page by page (30k faults, a tenth of the reference decoder's step,
+//   page by page (30k faults, about a tenth of the reference decoder's step,
 //   when 64 MiB were kept); the step's peak is reached either way, and a
 //   compile gives the compiler's scratch back explicitly
 //   (ReleaseFreedHeap);
