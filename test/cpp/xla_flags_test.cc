@@ -13,8 +13,12 @@ TEST(XlaFlagsTest, AFlagIsAppendedUnlessTheUserSetIt) {
   EXPECT_EQ(WithXlaFlag("", "xla_a", "1"), "--xla_a=1");
   EXPECT_EQ(WithXlaFlag("--xla_dump_to=/tmp/d", "xla_a", "1"),
             "--xla_dump_to=/tmp/d --xla_a=1");
-  // The user's own value wins.
+  // The user's own value wins, also when given as a bare boolean.
   EXPECT_EQ(WithXlaFlag("--xla_a=0", "xla_a", "1"), "--xla_a=0");
+  EXPECT_EQ(WithXlaFlag("--xla_b=2  --xla_a", "xla_a", "1"),
+            "--xla_b=2  --xla_a");
+  // A flag whose name only starts with `xla_a` is another flag.
+  EXPECT_EQ(WithXlaFlag("--xla_ab=0", "xla_a", "1"), "--xla_ab=0 --xla_a=1");
 }
 
 TEST(XlaFlagsTest, CpuNanSemanticsTurnFastMinMaxOff) {

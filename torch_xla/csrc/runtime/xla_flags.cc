@@ -4,6 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 namespace torch_xla::runtime {
 
@@ -11,7 +12,12 @@ std::string WithXlaFlag(const char* xla_flags, absl::string_view name,
                         absl::string_view value) {
   std::string flags = xla_flags == nullptr ? "" : xla_flags;
   const std::string flag = absl::StrCat("--", name);
-  if (absl::StrContains(flags, flag)) return flags;
+  // --<name> or --<name>=...: a flag whose name only starts with it is
+  // another flag.
+  for (absl::string_view token :
+       absl::StrSplit(flags, absl::ByAnyChar(" \t\n"), absl::SkipEmpty())) {
+    if (token == flag || absl::StartsWith(token, flag + "=")) return flags;
+  }
   return absl::StrCat(flags, flags.empty() ? "" : " ", flag, "=", value);
 }
 
