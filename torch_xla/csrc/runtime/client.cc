@@ -12,8 +12,8 @@
 #include "absl/strings/str_join.h"
 #include "torch_xla/csrc/metrics/metrics.h"
 #include "torch_xla/csrc/runtime/host_heap.h"
-#include "torch_xla/csrc/runtime/xla_flags.h"
 #include "torch_xla/csrc/runtime/plugin.h"
+#include "torch_xla/csrc/runtime/xla_flags.h"
 
 namespace torch_xla::runtime {
 namespace {
