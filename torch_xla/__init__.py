@@ -21,6 +21,11 @@ torch._C._set_multithreading_enabled(False)
 
 from torch_xla import _ops  # noqa: E402,F401  (registers the ATen rules)
 from torch_xla._tensor import XlaTensor  # noqa: E402
+from torch_xla.utils import closures as _closures  # noqa: E402
+from torch_xla._compile import compile  # noqa: E402,A001
+from torch_xla import _device_module  # noqa: E402
+
+_device_module._register()  # torch.xla (torch.utils.checkpoint, fork_rng)
 
 
 def device(index: int = 0) -> torch.device:
@@ -28,15 +33,31 @@ def device(index: int = 0) -> torch.device:
   return torch.device("xla", index)
 
 
-def sync(wait: bool = False) -> None:
-  """Runs the pending computation of every live 'xla' tensor.
+def sync(wait: bool = False, reset_scope: bool = True) -> None:
+  """Runs the pending computation of every live 'xla' tensor, then the
+  step closures queued with xm.add_step_closure (in the order added).
 
   Args:
     wait: also wait for the device to finish. Without it, sync returns once
       the computation is enqueued: Python traces the next step while the
       device runs this one, and reading a value waits for what it needs.
+    reset_scope: upstream's IR-scope flag; IR here has no scopes to reset.
   """
+  del reset_scope
   _XLAC._xla_sync_live_tensors(wait)
+  _closures.run_step_closures()
+
+
+def manual_seed(seed: int, device=None) -> None:
+  """Seeds the random number generator of XLA devices.
+
+  Args:
+    seed: the seed.
+    device: upstream's per-device argument; one generator serves all
+      devices here.
+  """
+  from torch_xla.core import xla_model as xm
+  xm.set_rng_state(seed, device)
 
 
 @contextlib.contextmanager
@@ -54,4 +75,7 @@ def alias_with_buffer_donor_config(should_alias: bool = True):
     _XLAC._xla_set_enable_alias_with_buffer_donor_config(saved)
 
 
-__all__ = ["device", "sync", "XlaTensor", "alias_with_buffer_donor_config"]
+__all__ = ["device", "sync", "XlaTensor", "alias_with_buffer_donor_config",
+           "compile", "manual_seed"]
+
+import torch_xla.experimental  # noqa: E402,F401  (eager_mode & co.)

@@ -33,6 +33,8 @@ handle is linked to its ViewInfo, so a sync computes the root alone and
 re-derives the view from the root's new data (no second buffer).
 """
 
+import copy as _copy
+
 import torch
 
 from torch_xla import _XLAC, _dtypes
@@ -48,6 +50,7 @@ def _device(index: int) -> torch.device:
 
 _from_code = _dtypes.TORCH_DTYPES
 _make_wrapper = torch.Tensor._make_wrapper_subclass
+_base_data = torch._C.TensorBase.data
 
 
 class XlaTensor(torch.Tensor):
@@ -87,20 +90,44 @@ class XlaTensor(torch.Tensor):
     return self.cpu().numpy(force=force)
 
   def __deepcopy__(self, memo):
-    # A new tensor with the same value (and sharding); nothing is read.
+    # A new tensor with the same value (and sharding); nothing is read. The
+    # memo keeps a tensor shared by two modules shared in the copy; a
+    # Parameter (an XlaTensor marked _is_param) stays one, with its gradient
+    # and attributes copied too, as eager's Tensor.__deepcopy__ does.
     if id(self) not in memo:
       with torch.no_grad():
         copy = self.clone()
-      memo[id(self)] = copy.requires_grad_(self.requires_grad)
+      copy.requires_grad_(self.requires_grad)
+      memo[id(self)] = copy
+      for name, value in self.__dict__.items():
+        if name not in ("_xt", "_view"):
+          setattr(copy, name, _copy.deepcopy(value, memo))
+      if self.grad is not None:
+        copy.grad = _copy.deepcopy(self.grad, memo)
     return memo[id(self)]
 
+  # `t.data = other` (what nn.Module._apply does when it converts an 'xla'
+  # parameter to another dtype) also takes the other tensor's C++ handle, so
+  # every later read and view sees the new value, not just the new dtype in
+  # the metadata.
+  @property
+  def data(self):
+    return _base_data.__get__(self)
+
+  @data.setter
+  def data(self, value):
+    _base_data.__set__(self, value)  # checks; shape, dtype, strides
+    self._xt = value._xt
+    self._view = value._view
+
   def __reduce_ex__(self, protocol):
-    # Pickling (torch.save) stores the CPU value.
-    return (_from_cpu_for_unpickle, (self.cpu(), self.device.index))
-
-
-def _from_cpu_for_unpickle(cpu, index):
-  return cpu.to(torch.device("xla", index))
+    # Pickling (torch.save) stores the CPU value, rebuilt on load by the
+    # function PyTorch itself uses for storage-less device tensors: it is
+    # on torch.load's weights_only allowlist, so a plain torch.load (default
+    # weights_only=True) of a state_dict of 'xla' tensors works.
+    return (torch._utils._rebuild_device_tensor_from_cpu_tensor,
+            (self.detach().cpu(), self.dtype, str(self.device),
+             self.requires_grad))
 
 
 _XLAC._register_python_types(tensor_class=XlaTensor,

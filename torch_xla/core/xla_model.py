@@ -20,8 +20,11 @@ def mark_step(wait: bool = False) -> None:
 
 def wait_device_ops(devices=None) -> None:
   """Waits for every computation enqueued so far to finish (syncs return
-  once a computation is enqueued). Raises the first execution failure."""
+  once a computation is enqueued), and for the asynchronous step closures
+  queued so far. Raises the first execution or closure failure."""
   torch_xla._XLAC._xla_wait_device_ops(devices or [])
+  from torch_xla.utils import closures
+  closures.wait_async_closures()
 
 
 def optimizer_step(optimizer, barrier: bool = False, optimizer_args=None):
@@ -173,3 +176,99 @@ def send_cpu_data_to_device(datas, device, input_sharding=None):
   if isinstance(datas, torch.Tensor):
     return [move(datas)]
   return tree_map(move, datas)
+
+
+# --- Step closures and logging (upstream names) ------------------------------
+
+
+def add_step_closure(closure, args=(), run_async: bool = False) -> None:
+  """Queues `closure(*args)` to run after the next sync (torch_xla.sync,
+  mark_step, the end of a torch_xla.compile'd function, the next batch of
+  an MpDeviceLoader), when the step's values are computed: reading them
+  there adds no graph. Closures run in the order added.
+
+  Args:
+    closure: the function to call.
+    args: a tuple of its arguments (e.g. the step's loss tensor).
+    run_async: run it on a worker thread, in order with the other
+      asynchronous closures; the training loop does not wait for it. Its
+      exception is raised by the next sync or wait_device_ops().
+
+  An exception in a synchronous closure is raised by the sync that runs
+  it, with the closure's traceback.
+  """
+  from torch_xla.utils import closures
+  closures.add_step_closure(closure, args=args, run_async=run_async)
+
+
+def _run_step_closures() -> None:
+  from torch_xla.utils import closures
+  closures.run_step_closures()
+
+
+def _ordinal(local: bool) -> int:
+  import torch_xla.runtime as xr
+  getter = getattr(xr, "local_ordinal" if local else "global_ordinal", None)
+  return getter() if getter is not None else 0
+
+
+def is_master_ordinal(local: bool = True) -> bool:
+  """Whether this process is the master (ordinal 0): locally (per host) or
+  globally (local=False)."""
+  return _ordinal(local) == 0
+
+
+def master_print(*args, fd=None, local: bool = False, flush: bool = False):
+  """print(*args) on the master process only (local=True: on each host's
+  master)."""
+  import sys
+  if is_master_ordinal(local=local):
+    print(*args, file=fd if fd is not None else sys.stdout, flush=flush)
+
+
+class RateTracker:
+  """Counts samples and reports their rate per second.
+
+  rate() is the rate since the previous rate() call, smoothed
+  exponentially with the previous report; global_rate() the rate since
+  the tracker was made.
+
+  Args:
+    smooth_factor: weight of the previous report in rate() (default: env
+      RATE_TRACKER_SMOOTHING, else 0.4).
+  """
+
+  def __init__(self, smooth_factor: float = None):
+    import time
+    if smooth_factor is None:
+      import os
+      smooth_factor = float(os.environ.get("RATE_TRACKER_SMOOTHING", 0.4))
+    self._smooth_factor = smooth_factor
+    self._clock = time.time
+    self._start_time = self._clock()
+    self._partial_time = self._start_time
+    self._partial_count = 0.0
+    self._partial_rate = None
+    self._count = 0.0
+
+  def add(self, count: float) -> None:
+    self._count += count
+
+  def rate(self) -> float:
+    now = self._clock()
+    delta = now - self._partial_time
+    if delta <= 0:
+      return 0.0
+    current = self._count / delta
+    if self._partial_rate is not None:
+      current = ((1 - self._smooth_factor) * current +
+                 self._smooth_factor * self._partial_rate)
+    self._partial_count += self._count
+    self._count = 0.0
+    self._partial_time = now
+    self._partial_rate = current
+    return current
+
+  def global_rate(self) -> float:
+    delta = self._clock() - self._start_time
+    return (self._partial_count + self._count) / delta if delta > 0 else 0.0

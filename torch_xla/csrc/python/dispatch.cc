@@ -25,6 +25,8 @@
 #include "torch_xla/csrc/python/bindings.h"
 #include "torch_xla/csrc/python/fast_rule_util.h"
 #include "torch_xla/csrc/python/status_conversion.h"
+#include "torch_xla/csrc/tensor/execution_scope.h"
+#include "torch_xla/csrc/tensor/graph_executor.h"
 
 namespace py = pybind11;
 
@@ -160,9 +162,77 @@ py::object TorchDispatch(py::handle /*cls*/, py::handle func,
   return registry.dispatch(func, args, keyword_dict);
 }
 
+// The calling thread's execution scope (tensor/execution_scope.h), set by
+// torch_xla.compile and eager mode (torch_xla/experimental/eager.py).
+void InitExecutionScopeBindings(py::module_& m) {
+  m.def(
+      "_set_allow_execution",
+      [](bool allow, const std::string& message) {
+        CurrentExecutionScope().refuse_execution =
+            allow ? ""
+                  : (message.empty() ? "Unexpected execution happens inside "
+                                       "the compiled function, exiting"
+                                     : message);
+      },
+      py::arg("allow"), py::arg("message") = "",
+      "allow=False: every graph execution on this thread raises "
+      "RuntimeError(message) until allowed again.");
+  m.def("_get_allow_execution", [] {
+    return CurrentExecutionScope().refuse_execution.empty();
+  });
+  m.def(
+      "_set_current_graph_name",
+      [](const std::string& name) {
+        CurrentExecutionScope().graph_name = name;
+      },
+      py::arg("name"),
+      "Names the graphs this thread runs ('' for the default): module "
+      "name, dump file name, CompileTime.<name>/ExecuteTime.<name>.");
+  m.def("_get_current_graph_name",
+        [] { return CurrentExecutionScope().graph_name; });
+  m.def(
+      "_set_graph_limit",
+      [](int64_t max_graphs, const std::vector<std::string>& seen) {
+        auto limit = std::make_shared<GraphLimit>();
+        limit->max_graphs = max_graphs;
+        limit->seen.insert(seen.begin(), seen.end());
+        CurrentExecutionScope().limit = std::move(limit);
+      },
+      py::arg("max_graphs"), py::arg("seen"),
+      "Until _take_graph_limit: a graph whose key is not in `seen` raises "
+      "once `seen` holds max_graphs keys (else it joins `seen`).");
+  m.def(
+      "_take_graph_limit",
+      [] {
+        std::vector<std::string> seen;
+        std::shared_ptr<GraphLimit> limit =
+            std::move(CurrentExecutionScope().limit);
+        CurrentExecutionScope().limit = nullptr;
+        if (limit != nullptr) seen.assign(limit->seen.begin(), limit->seen.end());
+        return seen;
+      },
+      "Ends the graph limit; returns the keys seen.");
+  m.def(
+      "_xla_eager_sync",
+      [](const py::iterable& tensors) {
+        std::vector<XlaTensorPtr> list = ToXlaTensors(tensors);
+        py::gil_scoped_release release;
+        ExecutionScope& scope = CurrentExecutionScope();
+        scope.eager_op = true;
+        absl::Status status = SyncTensors(list);
+        scope.eager_op = false;
+        ThrowIfError(status);
+      },
+      py::arg("tensors"),
+      "Eager mode: runs the pending value of these tensors (one op's "
+      "outputs) as one graph, timed as EagerOpCompileTime/"
+      "EagerOpExecuteTime.");
+}
+
 }  // namespace
 
 void InitDispatchBindings(py::module_& m) {
+  InitExecutionScopeBindings(m);
   m.def("_torch_dispatch", &TorchDispatch, py::arg("cls"), py::arg("func"),
         py::arg("types"), py::arg("args") = py::tuple(),
         py::arg("kwargs") = py::none(),

@@ -23,6 +23,7 @@
 #include "torch_xla/csrc/runtime/client.h"
 #include "torch_xla/csrc/runtime/host_heap.h"
 #include "torch_xla/csrc/tensor/device_data.h"
+#include "torch_xla/csrc/tensor/execution_scope.h"
 #include "torch_xla/csrc/tensor/host_uploads.h"
 #include "torch_xla/csrc/tensor/lru_cache.h"
 #include "torch_xla/csrc/tensor/spmd_execution.h"
@@ -222,12 +223,14 @@ absl::StatusOr<std::vector<BufferPtr>> GatherArguments(
 }
 
 // TORCH_XLA_DUMP_HLO_DIR=<dir> writes every module compiled for a sync to
-// <dir>/sync_<n>.mlir, to see why a step recompiles.
+// <dir>/sync_<n>.mlir (<name>_<n>.mlir for a named graph, e.g.
+// torch_xla.compile(name=...)), to see why a step recompiles.
 void DumpModule(const std::string& text) {
   static const char* dir = std::getenv("TORCH_XLA_DUMP_HLO_DIR");
   static std::atomic<int> count{0};
   if (dir == nullptr || *dir == '\0') return;
-  std::ofstream out(absl::StrCat(dir, "/sync_", count++, ".mlir"));
+  std::ofstream out(
+      absl::StrCat(dir, "/", GraphModuleName("sync"), "_", count++, ".mlir"));
   out << text;
 }
 
@@ -300,7 +303,7 @@ absl::Status ExecuteGroup(SyncGroup& group, bool donate,
   absl::StatusOr<Client*> client = Client::Global();
   if (!client.ok()) return client.status();
 
-  LoweringContext context("SyncTensorsGraph");
+  LoweringContext context(GraphModuleName("SyncTensorsGraph"));
   context.SetScalarPacking(PackScalars(group.tensors, materialized));
   absl::Status built = context.Build(group.results);
   if (!built.ok()) return built;
@@ -331,11 +334,14 @@ absl::Status ExecuteGroup(SyncGroup& group, bool donate,
   const std::string key =
       spmd ? absl::StrCat(context.hash(), "@spmd")
            : absl::StrCat(context.hash(), "@", group.device);
+  // A compiled function may refuse it (execution_scope.h).
+  TXLA_RETURN_IF_ERROR(CheckGraphAllowed(key));
   std::shared_ptr<CompiledGraph> compiled = GetCompileCache().Find(key);
   if (compiled != nullptr) {
     cached->Add(1);
   } else {
     uncached->Add(1);
+    metrics::ScopedTimer scope_timer(ScopeCompileMetric());
     TXLA_ASSIGN_OR_RETURN(compiled, Compile(*client, context, group, spmd));
     GetCompileCache().Insert(key, compiled);
     // The compiler's scratch heap is free now; hand it back to the OS before
@@ -364,6 +370,7 @@ absl::Status ExecuteGroup(SyncGroup& group, bool donate,
   std::vector<std::vector<BufferPtr>> outputs;
   {
     metrics::ScopedTimer timer(spmd ? replicated_time : nullptr);
+    metrics::ScopedTimer scope_timer(ScopeExecuteMetric());
     TXLA_ASSIGN_OR_RETURN(outputs, (*client)->Execute(executable, arguments));
   }
   alias_count->Add(
