@@ -43,6 +43,7 @@ bool CheapToRecompute(const Node& node) {
     case OpKind::kRngBitGenerator:
     case OpKind::kWhile:
     case OpKind::kOptimizationBarrier:
+    case OpKind::kCall:
       return false;
     default:
       return true;

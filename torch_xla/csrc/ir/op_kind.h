@@ -45,6 +45,13 @@ namespace torch_xla {
   X(kNot, "not")                                             \
   X(kIsFinite, "is_finite")                                  \
   X(kErf, "erf")                                             \
+  X(kAcos, "acos")                                           \
+  X(kAcosh, "acosh")                                         \
+  X(kAsin, "asin")                                           \
+  X(kAsinh, "asinh")                                         \
+  X(kAtanh, "atanh")                                         \
+  X(kCosh, "cosh")                                           \
+  X(kSinh, "sinh")                                           \
   /* Elementwise binary. */                                  \
   X(kAdd, "add")                                             \
   X(kSubtract, "subtract")                                   \
@@ -92,6 +99,8 @@ namespace torch_xla {
   /* Control flow and scheduling. */                         \
   X(kWhile, "while")                                         \
   X(kOptimizationBarrier, "optimization_barrier")           \
+  /* A call of a staged function (attr "fn": a sub-graph). */ \
+  X(kCall, "call")                                           \
   /* SPMD: how a value is split over devices (attr "sharding"). */ \
   X(kSharding, "sharding")
 

@@ -37,6 +37,7 @@ absl::Status RegisterAll(ShapeRuleTable* table) {
   TXLA_RETURN_IF_ERROR(RegisterSortShapeRules(table));
   TXLA_RETURN_IF_ERROR(RegisterConvolutionShapeRules(table));
   TXLA_RETURN_IF_ERROR(RegisterWindowShapeRules(table));
+  TXLA_RETURN_IF_ERROR(RegisterCallShapeRules(table));
   return absl::OkStatus();
 }
 

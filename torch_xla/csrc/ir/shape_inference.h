@@ -137,6 +137,7 @@ absl::Status RegisterRandomShapeRules(ShapeRuleTable* table);
 absl::Status RegisterSortShapeRules(ShapeRuleTable* table);
 absl::Status RegisterConvolutionShapeRules(ShapeRuleTable* table);
 absl::Status RegisterWindowShapeRules(ShapeRuleTable* table);
+absl::Status RegisterCallShapeRules(ShapeRuleTable* table);
 
 // Helpers shared by the rule files.
 

@@ -25,6 +25,13 @@ void MlirEmitter::Bind(const Node* node, std::string name) {
   scopes_.back()[node] = std::move(name);
 }
 
+void MlirEmitter::BindOutputs(const Node* node,
+                              std::vector<std::string> names) {
+  std::string key = absl::StrCat("%outputs", output_lists_.size());
+  output_lists_[key] = std::move(names);
+  Bind(node, std::move(key));
+}
+
 bool MlirEmitter::IsBound(const Node* node) const {
   return scopes_.back().contains(node);
 }
@@ -36,6 +43,10 @@ std::string MlirEmitter::Ref(const Value& value) const {
     return absl::StrCat("%<unbound ", value.node->ToString(), ">");
   }
   if (value.node->num_outputs() == 1) return it->second;
+  if (!output_lists_.empty()) {
+    auto list = output_lists_.find(it->second);
+    if (list != output_lists_.end()) return list->second[value.index];
+  }
   return absl::StrCat(it->second, "#", value.index);
 }
 

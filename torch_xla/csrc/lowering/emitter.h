@@ -43,6 +43,9 @@ class MlirEmitter {
   // result name; output i of a multi-result node is `name#i`.
   void Bind(const Node* node, std::string name);
   bool IsBound(const Node* node) const;
+  // Binds output i of `node` to names[i] (results that no single op made,
+  // e.g. an inlined call).
+  void BindOutputs(const Node* node, std::vector<std::string> names);
   // SSA reference of a value bound in the current scope.
   std::string Ref(const Value& value) const;
 
@@ -95,6 +98,8 @@ class MlirEmitter {
   int indent_;
   int64_t next_name_ = 0;
   std::vector<absl::flat_hash_map<const Node*, std::string>> scopes_;
+  // BindOutputs: a node is bound to a key ("%outputs<n>") naming its list.
+  absl::flat_hash_map<std::string, std::vector<std::string>> output_lists_;
 };
 
 }  // namespace torch_xla

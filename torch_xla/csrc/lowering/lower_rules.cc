@@ -23,6 +23,7 @@ absl::Status RegisterAll(LowerRuleTable* table) {
   TXLA_RETURN_IF_ERROR(RegisterSortLowerings(table));
   TXLA_RETURN_IF_ERROR(RegisterConvolutionLowerings(table));
   TXLA_RETURN_IF_ERROR(RegisterWindowLowerings(table));
+  TXLA_RETURN_IF_ERROR(RegisterCallLowerings(table));
   return absl::OkStatus();
 }
 

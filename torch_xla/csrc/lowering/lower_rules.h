@@ -38,6 +38,7 @@ absl::Status RegisterRandomLowerings(LowerRuleTable* table);
 absl::Status RegisterSortLowerings(LowerRuleTable* table);
 absl::Status RegisterConvolutionLowerings(LowerRuleTable* table);
 absl::Status RegisterWindowLowerings(LowerRuleTable* table);
+absl::Status RegisterCallLowerings(LowerRuleTable* table);
 
 }  // namespace torch_xla
 

@@ -24,7 +24,9 @@ void InitDispatchBindings(pybind11::module_& m);
 void InitShapeBindings(pybind11::module_& m);
 void InitTorchTensorBindings(pybind11::module_& m);
 void InitStagingBindings(pybind11::module_& m);
+void InitCallBindings(pybind11::module_& m);
 void InitSpmdBindings(pybind11::module_& m);
+void InitDistributedBindings(pybind11::module_& m);
 
 // A tensor argument: the C++ handle, or an object holding it in `_xt`; a
 // TypeError status for anything else. ToXlaTensor raises it.

@@ -183,6 +183,32 @@ void InitStagingBindings(py::module_& m) {
         return TraceKey(ToValues(roots).values, variables);
       },
       py::arg("roots"), py::arg("variables"));
+  // Trace-once calls (assume_pure, torch.compile).
+  m.def(
+      "_call",
+      [](const PySubGraph& fn, const py::iterable& operands) {
+        const SubGraphPtr& graph = fn.graph;
+        std::vector<Value> values;
+        int device = 0;
+        bool first = true;
+        for (const XlaTensorPtr& t : ToXlaTensors(operands)) {
+          values.push_back(ValueOrThrow(t->GetIrValue()));
+          if (first) device = t->device();
+          first = false;
+        }
+        NodePtr node = ValueOrThrow(MakeNode(OpKind::kCall, std::move(values),
+                                             Attrs().Set("fn", graph)));
+        std::vector<XlaTensorPtr> out;
+        out.reserve(node->num_outputs());
+        for (size_t i = 0; i < node->num_outputs(); ++i) {
+          out.push_back(
+              XlaTensor::FromIr(Value(node, static_cast<int>(i)), device));
+        }
+        return out;
+      },
+      py::arg("fn"), py::arg("operands"),
+      "One call node applying the sub-graph `fn` to `operands`; a tensor "
+      "per result.");
 }
 
 }  // namespace torch_xla::python

@@ -1,0 +1,569 @@
+"""`assume_pure(fn)`: trace a pure function once per signature; every later
+call adds one node for its forward and one for its backward to the graph.
+
+High level design
+-----------------
+This is scan's staging (torch_xla/experimental/_staging.py) applied to one
+call instead of a loop. On the first call with a given *signature*, `fn`
+runs once on placeholder tensors (shape and dtype, no data). PyTorch's
+autograd runs on those lazy tensors, so `torch.autograd.grad` of the
+traced outputs with placeholder incoming gradients gives the backward as
+lazy IR too. The graph is partitioned as scan's is (`_saved_for_backward`,
+ir/loop_partition.h): the forward values the backward reads become the
+forward's extra results (*residuals*). The forward and the backward are
+closed into two sub-graphs and cached.
+
+Each call then makes one `call` node (ir/call_shape_rules.cc) applying the
+forward sub-graph to the call's tensors, inside an autograd.Function
+whose backward makes one `call` node of the backward sub-graph. The
+lowering emits the sub-graph inline (lowering/call_lowering.cc), so XLA
+optimizes across it as if the ops had been traced in place, and a sync's
+graph walk and hash see one node per call.
+
+Signature: the structure of `(args, kwargs)`, each tensor's shape, dtype,
+requires_grad and (under SPMD) sharding, the values of the non-tensor
+arguments (which must be hashable), grad mode, and which function: a
+module's identity (its parameters and buffers are inputs, read on every
+call), or a function's code and the identities of what it closes over.
+Tensors and modules a function closes over are inputs too.
+
+Randomness: random ops inside `fn` take their seed from a seed input
+drawn on every call (`_staging.IterationSeeds`), so dropout draws fresh
+bits each call; the backward reuses the forward's mask (a residual).
+Inside a scan body the seed comes from the loop's per-iteration seeds.
+
+What is checked while tracing (each raises ImpureFunctionError naming
+`fn`): reading a tensor's value on the host (`.item()`, `if t.sum() > 0`),
+in-place writes to tensors `fn` did not receive or to its inputs, and
+tensors read from outside that are not inputs (globals, attributes of
+non-module objects). See docs/assume_pure.md for the contract.
+"""
+
+import collections
+import functools
+import weakref
+
+import torch
+from torch.utils._pytree import tree_flatten, tree_unflatten
+
+from torch_xla import _XLAC, _ir
+from torch_xla._dtypes import to_code
+from torch_xla._ops import random_ops
+from torch_xla._tensor import XlaTensor, wrap, xt_of
+from torch_xla.experimental import _staging
+from torch_xla.experimental._staging import IterationSeeds, Variable
+
+_CACHE_SIZE = 256
+_cache = collections.OrderedDict()  # signature -> _Staged
+
+
+class ImpureFunctionError(RuntimeError):
+  """`fn` given to assume_pure does something a trace cannot replay.
+
+  Example:
+    @assume_pure
+    def f(x):
+      if x.sum() > 0:   # reads a value: ImpureFunctionError
+        return x
+      return -x
+  """
+
+
+def assume_pure(fn, *, add_rng_seed_argument=False):
+  """Wraps `fn` so that it is traced once per signature and later calls
+  add one graph node for the forward and one for the backward.
+
+  `fn` must be pure: its tensor results depend only on its tensor
+  arguments (and a module's parameters and buffers), and it writes to no
+  tensor. Random ops are allowed: each call draws fresh numbers.
+
+  Args:
+    fn: a function of tensors (PyTrees of tensors and hashable non-tensor
+      values, as positional and keyword arguments), or an `nn.Module`
+      (its parameters and buffers become inputs).
+    add_rng_seed_argument: upstream's option: the wrapped function takes a
+      keyword `rng_seed` (an int) and random ops inside draw from it, so
+      equal seeds give equal numbers.
+
+  Returns:
+    A function with `fn`'s signature and results.
+
+  Example:
+    layer = DecoderLayer(cfg).to('xla')
+    y = assume_pure(layer)(x)          # traced on the first call only
+    y.sum().backward()
+  """
+  if not callable(fn):
+    raise TypeError(f"assume_pure: `fn` must be callable, got {fn!r}")
+  target = _Target(fn)
+
+  if add_rng_seed_argument:
+
+    def seeded(*args, rng_seed=None, **kwargs):
+      if rng_seed is None:
+        raise AssertionError(
+            f"assume_pure({target.name}, add_rng_seed_argument=True): pass "
+            f"the keyword argument rng_seed (an int)")
+      return _apply(target, args, kwargs, int(rng_seed))
+
+    return functools.wraps(target.wrapped)(seeded)
+
+  def pure(*args, **kwargs):
+    return _apply(target, args, kwargs, None)
+
+  return functools.wraps(target.wrapped)(pure)
+
+
+class PureModule(torch.nn.Module):
+  """Upstream's wrapper: a module whose forward is `assume_pure`d.
+
+  Example:
+    layer = PureModule(DecoderLayer(cfg)).to('xla')
+  """
+
+  def __init__(self, module: torch.nn.Module) -> None:
+    super().__init__()
+    self._module = module
+
+  def forward(self, *args, **kwargs):
+    return _apply(_target_of(self._module), args, kwargs, None)
+
+
+_targets = weakref.WeakKeyDictionary()
+_PLAIN = (bool, int, float, str, type(None))
+
+
+def _target_of(module):
+  target = _targets.get(module)
+  if target is None:
+    target = _targets[module] = _Target(module)
+  return target
+
+
+class _Target:
+  """What is called: the function, its key, and how to find the tensors it
+  reads besides its arguments (module parameters and buffers, closure
+  tensors)."""
+
+  def __init__(self, fn):
+    self.wrapped = fn
+    bound = []  # leading positional arguments (functools.partial)
+    keywords = {}
+    while isinstance(fn, functools.partial):
+      bound = list(fn.args) + bound
+      keywords = {**fn.keywords, **keywords}
+      fn = fn.func
+    self.fn = fn
+    self.bound, self.keywords = tuple(bound), keywords
+    self.module = None
+    self.closure_modules, self.closure_tensors = [], []
+    if isinstance(fn, torch.nn.Module):
+      self.module = fn
+      self.key = ("module", id(fn))
+      self.name = f"{type(fn).__name__} (module)"
+      self.alive = weakref.ref(fn)
+    else:
+      owner = getattr(fn, "__self__", None)
+      if isinstance(owner, torch.nn.Module):
+        self.closure_modules.append(owner)
+      cells = []
+      for cell in getattr(fn, "__closure__", None) or ():
+        try:
+          value = cell.cell_contents
+        except ValueError:  # an empty cell
+          cells.append(None)
+          continue
+        cells.append(id(value))
+        if isinstance(value, torch.nn.Module):
+          self.closure_modules.append(value)
+        elif isinstance(value, torch.Tensor):
+          self.closure_tensors.append(cell)
+      code = getattr(fn, "__code__", None)
+      self.key = (code if code is not None else id(fn), tuple(cells),
+                  id(owner) if owner is not None else None)
+      self.name = getattr(fn, "__qualname__", None) or repr(fn)
+      self.alive = None
+    if self.bound or self.keywords:
+      self.key = (self.key, len(self.bound), tuple(sorted(self.keywords)))
+
+  def extra_inputs(self):
+    """Tensors read on every call besides the arguments: parameters and
+    buffers of the module(s), then closure tensors."""
+    out = []
+    modules = [self.module] if self.module is not None else []
+    for m in modules + self.closure_modules:
+      out.extend(m.parameters())
+      out.extend(m.buffers())
+    out.extend(cell.cell_contents for cell in self.closure_tensors)
+    return out
+
+  def state(self):
+    """The modules' Python state a trace bakes in: each submodule's
+    `training` flag and its attributes that are numbers, strings or
+    None (a changed `eps` or `model.eval()` traces again)."""
+    modules = [self.module] if self.module is not None else []
+    modules += self.closure_modules
+    if not modules:
+      return None
+    return tuple(
+        tuple(v for v in m.__dict__.values() if type(v) in _PLAIN)
+        for top in modules for m in top.modules())
+
+  def call(self, extra, args, kwargs):
+    """Runs fn with `extra` (tensors standing for extra_inputs()) in
+    place of the module's/closure's own tensors."""
+    if self.bound or self.keywords:
+      args = self.bound + tuple(args)
+      kwargs = {**self.keywords, **kwargs}
+    modules = [self.module] if self.module is not None else []
+    modules += self.closure_modules
+    if not modules and not self.closure_tensors:
+      return self.fn(*args, **kwargs)
+    extra = iter(extra)
+    saved = []
+    try:
+      for m in modules:
+        # Same order as extra_inputs(): parameters, then buffers.
+        names = ([("_parameters", n) for n, _ in m.named_parameters()] +
+                 [("_buffers", n) for n, _ in m.named_buffers()])
+        for kind, name in names:
+          owner, leaf = _owner_of(m, name)
+          table = getattr(owner, kind)
+          saved.append((table, leaf, table[leaf]))
+          table[leaf] = next(extra)
+      for cell in self.closure_tensors:
+        saved.append((cell, None, cell.cell_contents))
+        cell.cell_contents = next(extra)
+      if self.module is not None:
+        return self.module(*args, **kwargs)
+      return self.fn(*args, **kwargs)
+    finally:
+      for table, leaf, value in reversed(saved):
+        if leaf is None:
+          table.cell_contents = value
+        else:
+          table[leaf] = value
+
+
+def _owner_of(module, dotted):
+  *path, leaf = dotted.split(".")
+  for part in path:
+    module = getattr(module, part)
+  return module, leaf
+
+
+def _is_tensor(x):
+  return isinstance(x, torch.Tensor)
+
+
+def _signature(target, args, kwargs, tensors, seeded):
+  """The cache key of a call (see the module docstring)."""
+  if not kwargs and all(type(a) is XlaTensor for a in args):
+    structure = len(args)
+    flat = list(args)
+  else:
+    flat, spec = tree_flatten((args, kwargs))
+    constants = []
+    for i, leaf in enumerate(flat):
+      if _is_tensor(leaf):
+        continue
+      try:
+        hash(leaf)
+      except TypeError:
+        raise TypeError(
+            f"assume_pure({target.name}): argument leaf {i} is a "
+            f"{type(leaf).__name__}, which is not hashable; non-tensor "
+            f"arguments are part of the signature (a new value traces "
+            f"again), so they must be hashable. Pass it as a tensor, or "
+            f"bind it with functools.partial") from None
+      constants.append((i, type(leaf), leaf))
+    structure = (str(spec), tuple(constants), spec)
+  arguments = [leaf for leaf in flat if _is_tensor(leaf)]
+  tensors.extend(arguments)
+  return flat, structure
+
+
+def _check_tensors(target, tensors):
+  device = None
+  for t in tensors:
+    if type(t) is not XlaTensor:
+      raise ValueError(
+          f"assume_pure({target.name}): tensor inputs must be 'xla' "
+          f"tensors, got one on {t.device} ({list(t.shape)}); move it with "
+          f".to('xla')")
+    if device is None:
+      device = t.device.index
+    elif t.device.index != device:
+      raise ValueError(f"assume_pure({target.name}): all tensor inputs must "
+                       f"be on one device; got xla:{device} and {t.device}")
+  return 0 if device is None else device
+
+
+def _apply(target, args, kwargs, rng_seed):
+  if target.alive is not None and target.alive() is None:
+    raise RuntimeError(f"assume_pure: the module {target.name} was freed")
+  extra = target.extra_inputs()
+  tensors = list(extra)
+  flat, structure = _signature(target, args, kwargs, tensors, rng_seed)
+  device = _check_tensors(target, tensors)
+  with_grad = torch.is_grad_enabled()
+  metas = tuple((t.shape, t.dtype, t.requires_grad) for t in tensors)
+  key = (target.key, structure if isinstance(structure, int) else
+         structure[:2], target.state(), len(extra), metas, with_grad, device,
+         rng_seed is not None, _shardings(tensors))
+  staged = _cache.get(key)
+  if staged is None:
+    staged = _trace(target, flat, structure, tensors, len(extra), device,
+                    with_grad)
+    _cache[key] = staged
+    _XLAC._xla_increment_counter("AssumePureTrace", 1)
+    while len(_cache) > _CACHE_SIZE:
+      _cache.popitem(last=False)
+    _sync_cache_counter()
+  else:
+    _cache.move_to_end(key)
+  seed = None
+  if staged.uses_rng:
+    seed = _seed_for_call(device, rng_seed)
+  if staged.backward is None:
+    handles = [xt_of(t) for t in tensors]
+    if seed is not None:
+      handles += seed
+    outputs = [wrap(h) for h in _XLAC._call(staged.forward, handles)]
+  else:
+    outputs = _PureCall.apply(staged, seed, *tensors)
+  return staged.rebuild(outputs)
+
+
+def _shardings(tensors):
+  if not _spmd_on():
+    return None
+  # No sharding yet is replicated (what a sync gives it).
+  return tuple(_XLAC._get_xla_sharding_spec(t) or "{replicated}"
+               for t in tensors)
+
+
+def _spmd_on():
+  import torch_xla.runtime as xr
+  return xr.is_spmd()
+
+
+def _sync_cache_counter():
+  """Sets the AssumePureCacheSize counter to the number of cached traces
+  (counters only add: add the difference)."""
+  name = "AssumePureCacheSize"
+  import torch_xla.debug.metrics as met
+  current = met.counter_value(name) or 0
+  if current != len(_cache):
+    _XLAC._xla_increment_counter(name, len(_cache) - current)
+
+
+def cache_size() -> int:
+  """The number of traces cached (one per signature seen)."""
+  return len(_cache)
+
+
+def clear_cache():
+  """Drops every cached trace (the next call of each signature traces)."""
+  _cache.clear()
+  _sync_cache_counter()
+
+
+def _seed_for_call(device, rng_seed):
+  """Operands for the trace's seed variables (base u64, index s64)."""
+  index = _staging.const(0, _ir.S64, device)
+  if rng_seed is not None:
+    return [_XLAC._tensor_scalar_int(rng_seed, _ir.U64, device), index]
+  if random_ops.seed_source is not None:  # inside a traced loop body
+    return [random_ops.seed_source(device), index]
+  return [IterationSeeds.draw_base(device), index]
+
+
+class _PureCall(torch.autograd.Function):
+  """One staged call: forward call node; backward call node."""
+
+  @staticmethod
+  def forward(ctx, staged, seed, *inputs):
+    ctx.set_materialize_grads(False)
+    handles = [xt_of(t) for t in inputs]
+    if seed is not None:
+      handles += seed
+    results = _XLAC._call(staged.forward, handles)
+    n = staged.num_outputs
+    residuals = [wrap(h) for h in results[n:]]
+    read = [inputs[i] for i in staged.backward_reads]
+    ctx.save_for_backward(*residuals, *read)
+    ctx.staged = staged
+    outputs = [wrap(h) for h in results[:n]]
+    ctx.mark_non_differentiable(
+        *[o for o, d in zip(outputs, staged.out_diff) if not d])
+    return tuple(outputs)
+
+  @staticmethod
+  def backward(ctx, *grads):
+    staged = ctx.staged
+    if all(g is None for g in grads):
+      return (None, None) + (None,) * len(staged.in_diff)
+    tangents = []
+    for g, d, (dims, code) in zip(grads, staged.out_diff, staged.out_meta):
+      if d:
+        tangents.append(
+            _staging.zeros(dims, code, staged.device) if g is None else
+            xt_of(g))
+    saved = [xt_of(t) for t in ctx.saved_tensors]
+    d_inputs = iter(_XLAC._call(staged.backward, tangents + saved))
+    out = [None, None]
+    out += [wrap(next(d_inputs)) if d else None for d in staged.in_diff]
+    return tuple(out)
+
+
+_SLOT = object()  # a tensor's place in an output template
+
+
+class _Staged:
+  """A traced call: forward and backward sub-graphs and how to rebuild
+  fn's results. Holds no tensors."""
+
+  def __init__(self, **fields):
+    self.__dict__.update(fields)
+
+  def rebuild(self, outputs):
+    outputs = iter(outputs)
+    leaves = [next(outputs) if leaf is _SLOT else leaf
+              for leaf in self.template]
+    return tree_unflatten(leaves, self.out_spec)
+
+
+def _trace(target, flat, structure, tensors, num_extra, device, with_grad):
+  """Runs fn once on placeholders and stages it (module docstring)."""
+  name = target.name
+  variables = [Variable(t.shape, to_code(t.dtype), device) for t in tensors]
+  placeholders = [
+      v.tensor(with_grad and t.requires_grad and t.is_floating_point())
+      for v, t in zip(variables, tensors)
+  ]
+  arguments = iter(placeholders[num_extra:])
+  new_flat = [next(arguments) if _is_tensor(leaf) else leaf for leaf in flat]
+  if isinstance(structure, int):
+    args, kwargs = tuple(new_flat), {}
+  else:
+    args, kwargs = tree_unflatten(new_flat, structure[2])
+  seeds = IterationSeeds(device)
+  before = dict(_XLAC._live_tensor_tokens())
+  reads = _host_reads()
+  try:
+    with seeds.active(), torch.set_grad_enabled(with_grad):
+      result = target.call(placeholders[:num_extra], args, kwargs)
+  except RuntimeError as e:
+    if "placeholder" in str(e):
+      raise ImpureFunctionError(
+          f"assume_pure: {name} reads the value of a tensor it computes "
+          f"(.item(), bool(t), `if t.sum() > 0`, t.tolist(), .cpu()); a "
+          f"trace cannot replay a decision made on a value. Compute it "
+          f"with tensor ops (torch.where), or do not assume_pure this "
+          f"function") from e
+    raise
+  if _host_reads() != reads:
+    raise ImpureFunctionError(
+        f"assume_pure: {name} read a tensor's value on the host while it "
+        f"was traced (.item(), .cpu(), printing); the value would be "
+        f"frozen into every later call. Pass the value as an argument")
+  flat_out, out_spec = tree_flatten(result)
+  outputs, template = [], []
+  for leaf in flat_out:
+    leaf = getattr(leaf, "global_tensor", leaf)  # XLAShardedTensor
+    if _is_tensor(leaf):
+      if type(leaf) is not XlaTensor:
+        raise ValueError(f"assume_pure: {name} returned a tensor on "
+                         f"{leaf.device}; results must be 'xla' tensors")
+      outputs.append(leaf)
+      template.append(_SLOT)
+    else:
+      template.append(leaf)
+  if not outputs:
+    raise ValueError(f"assume_pure: {name} returned no tensor")
+  _check_writes(name, before, variables, placeholders, num_extra)
+  raw = [xt_of(o) for o in outputs]
+  variable_ids = [v.id for v in variables] + [seeds.base.id, seeds.index.id]
+  outside = _XLAC._loop_invariants(raw, variable_ids)
+  if outside:
+    shapes = ", ".join(str(h) for h in outside[:4])
+    raise ImpureFunctionError(
+        f"assume_pure: {name} reads {len(outside)} tensor value(s) it did "
+        f"not receive ({shapes}): a global, or an attribute of an object "
+        f"that is not a module. Pass them as arguments, or make them "
+        f"parameters or buffers of the module")
+
+  out_diff = [o.requires_grad for o in outputs]
+  in_diff = [p.requires_grad for p in placeholders]
+  tangents, backward = [], []
+  if with_grad and any(out_diff) and any(in_diff):
+    tangents = [
+        Variable(o.shape, to_code(o.dtype), device)
+        for o, d in zip(outputs, out_diff) if d
+    ]
+    wrt = [p for p, d in zip(placeholders, in_diff) if d]
+    with torch.enable_grad():
+      grads = torch.autograd.grad(
+          [o for o, d in zip(outputs, out_diff) if d], wrt,
+          [v.tensor() for v in tangents], allow_unused=True)
+    backward = [
+        xt_of(g) if g is not None else _staging.zeros(
+            list(x.shape), to_code(x.dtype), device)
+        for g, x in zip(grads, wrt)
+    ]
+  else:
+    in_diff = [False] * len(placeholders)
+  # One rewrite for both, so that they keep sharing the forward's nodes.
+  inlined = _XLAC._inline_host_data(raw + backward)
+  forward, backward = inlined[:len(raw)], inlined[len(raw):]
+  uses_rng = seeds.count > 0
+  seed_vars = [seeds.base, seeds.index] if uses_rng else []
+  params = [v.handle for v in variables + seed_vars]
+  staged = _Staged(
+      device=device, uses_rng=uses_rng, num_outputs=len(outputs),
+      out_diff=out_diff, in_diff=in_diff, template=template,
+      out_spec=out_spec, backward=None, backward_reads=(),
+      out_meta=[(list(o.shape), to_code(o.dtype)) for o in outputs])
+  if not backward:
+    staged.forward = _XLAC._subgraph(params, forward)
+    return staged
+  tangent_ids = [v.id for v in tangents]
+  residuals = _XLAC._saved_for_backward(backward, variable_ids,
+                                        [v.id for v in variables],
+                                        tangent_ids, False)
+  residual_vars = [Variable(h.dims, h.dtype, device) for h in residuals]
+  backward = _XLAC._replace(backward, residuals,
+                            [v.handle for v in residual_vars])
+  staged.forward = _XLAC._subgraph(params, forward + residuals)
+  staged.backward = _XLAC._subgraph(
+      [v.handle for v in tangents + residual_vars + variables], backward)
+  staged.backward_reads = tuple(range(len(variables)))
+  return staged
+
+
+def _host_reads():
+  import torch_xla.debug.metrics as met
+  data = met.metric_data("TransferFromDeviceTime")
+  return 0 if data is None else data[0]
+
+
+def _check_writes(name, before, variables, placeholders, num_extra):
+  """ImpureFunctionError for in-place writes the trace made."""
+  for i, (v, p) in enumerate(zip(variables, placeholders)):
+    if _XLAC._leaf_data_id(xt_of(p)) != v.id:
+      what = (f"argument tensor {i - num_extra}" if i >= num_extra else
+              "one of its module's parameters or buffers")
+      raise ImpureFunctionError(
+          f"assume_pure: {name} writes in place to {what} "
+          f"({p.dtype} {list(p.shape)}); a replayed call would not "
+          f"write it. Return the new value instead")
+  written = [
+      tid for tid, token in _XLAC._live_tensor_tokens()
+      if tid in before and before[tid] != token
+  ]
+  if written:
+    raise ImpureFunctionError(
+        f"assume_pure: {name} writes in place to {len(written)} tensor(s) "
+        f"it did not receive (tensor ids {written[:4]}); a replayed call "
+        f"would not write them. Return the new values instead")
