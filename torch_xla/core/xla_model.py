@@ -27,16 +27,6 @@ def wait_device_ops(devices=None) -> None:
   closures.wait_async_closures()
 
 
-def optimizer_step(optimizer, barrier: bool = False, optimizer_args=None):
-  """optimizer.step(**optimizer_args); with barrier=True also mark_step().
-
-  Returns what optimizer.step returns (the loss for closures)."""
-  loss = optimizer.step(**(optimizer_args or {}))
-  if barrier:
-    mark_step()
-  return loss
-
-
 def get_memory_info(device: torch.device = None) -> dict:
   """{'bytes_used', 'bytes_limit', 'peak_bytes_used'} for a device.
 
@@ -272,3 +262,13 @@ class RateTracker:
   def global_rate(self) -> float:
     delta = self._clock() - self._start_time
     return (self._partial_count + self._count) / delta if delta > 0 else 0.0
+
+
+# Collectives across replicas and the optimizer step that averages gradients
+# over them (torch_xla/core/collectives.py).
+from torch_xla.core.collectives import (  # noqa: E402,F401
+    REDUCE_AND, REDUCE_MAX, REDUCE_MIN, REDUCE_MUL, REDUCE_OR, REDUCE_SUM,
+    all_gather, all_reduce, all_to_all, collective_broadcast,
+    collective_permute, get_local_ordinal, get_ordinal, is_master_ordinal,
+    mesh_reduce, optimizer_step, reduce_gradients, reduce_scatter, rendezvous,
+    xrt_world_size)

@@ -50,20 +50,28 @@ ClientOptions Client::OptionsFromEnv() {
       options.cpu_device_count = value;
     }
   }
+  options.topology = GetProcessTopology();
   return options;
 }
 
+namespace {
+std::atomic<Client*> global_client{nullptr};
+}  // namespace
+
 absl::StatusOr<Client*> Client::Global() {
   static std::mutex* mu = new std::mutex();
-  static Client* client = nullptr;  // never destroyed: buffers may outlive us
+  if (Client* client = global_client.load()) return client;
   std::lock_guard<std::mutex> lock(*mu);
-  if (client == nullptr) {
+  if (global_client.load() == nullptr) {
+    // Never destroyed: buffers may outlive us.
     absl::StatusOr<std::unique_ptr<Client>> created = Create(OptionsFromEnv());
     if (!created.ok()) return created.status();
-    client = created->release();
+    global_client.store(created->release());
   }
-  return client;
+  return global_client.load();
 }
+
+bool Client::GlobalCreated() { return global_client.load() != nullptr; }
 
 absl::StatusOr<std::unique_ptr<Client>> Client::Create(
     const ClientOptions& options) {
@@ -87,6 +95,25 @@ absl::StatusOr<std::unique_ptr<Client>> Client::Create(
     count.value_size = 1;
     create_options.push_back(count);
   }
+  // The process's place in a multi-process job, in each plugin's own option
+  // names (an unknown name is an error for the CPU plugin; docs/pods.md).
+  auto int_option = [](const char* name, int64_t value) {
+    PJRT_NamedValue option{};
+    option.struct_size = PJRT_NamedValue_STRUCT_SIZE;
+    option.name = name;
+    option.name_size = std::strlen(name);
+    option.type = PJRT_NamedValue_kInt64;
+    option.int64_value = value;
+    option.value_size = 1;
+    return option;
+  };
+  const ProcessTopology& topology = options.topology;
+  if (topology.process_count > 1 && options.device_type == "CPU") {
+    create_options.push_back(int_option("process_id", topology.process_index));
+  } else if (topology.process_count > 1 && options.device_type == "CUDA") {
+    create_options.push_back(int_option("node_id", topology.process_index));
+    create_options.push_back(int_option("num_nodes", topology.process_count));
+  }
   // The CPU plugin's device buffers are host heap blocks. The policy, and
   // eager's NaN semantics, extend XLA_FLAGS: set before the client exists.
   if (options.device_type == "CPU") {
@@ -96,12 +123,16 @@ absl::StatusOr<std::unique_ptr<Client>> Client::Create(
   auto args = PJRT_ARGS(PJRT_Client_Create);
   args.create_options = create_options.data();
   args.num_options = create_options.size();
+  SetKeyValueCallbacks(&args);
   PJRT_RETURN_IF_ERROR(*api, PJRT_Client_Create, args);
 
   std::unique_ptr<Client> client(new Client(
       *api, OwnedClient(args.client, ClientDeleter{*api}), options.device_type));
   client->plugin_path_ = path;
+  client->topology_ = topology;
   absl::Status status = client->DiscoverDevices();
+  if (!status.ok()) return status;
+  status = client->DiscoverGlobalDevices();
   if (!status.ok()) return status;
   return client;
 }
@@ -154,6 +185,51 @@ absl::Status Client::DiscoverDevices() {
     return absl::FailedPreconditionError(absl::StrCat(
         "the ", platform_name_, " PJRT plugin reports no addressable devices"));
   }
+  return absl::OkStatus();
+}
+
+absl::Status Client::DiscoverGlobalDevices() {
+  std::vector<GlobalDevice> local;
+  for (const Device& device : devices_) {
+    local.push_back({device.id, topology_.process_index, device.kind});
+  }
+  auto list = PJRT_ARGS(PJRT_Client_Devices);
+  list.client = client_.get();
+  PJRT_RETURN_IF_ERROR(api_, PJRT_Client_Devices, list);
+  if (list.num_devices > devices_.size()) {
+    // The plugin knows the whole job (TPU, GPU with a KV store).
+    for (size_t i = 0; i < list.num_devices; ++i) {
+      auto description = PJRT_ARGS(PJRT_Device_GetDescription);
+      description.device = list.devices[i];
+      PJRT_RETURN_IF_ERROR(api_, PJRT_Device_GetDescription, description);
+      GlobalDevice device;
+      auto id = PJRT_ARGS(PJRT_DeviceDescription_Id);
+      id.device_description = description.device_description;
+      PJRT_RETURN_IF_ERROR(api_, PJRT_DeviceDescription_Id, id);
+      device.id = id.id;
+      auto process = PJRT_ARGS(PJRT_DeviceDescription_ProcessIndex);
+      process.device_description = description.device_description;
+      PJRT_RETURN_IF_ERROR(api_, PJRT_DeviceDescription_ProcessIndex, process);
+      device.process_index = process.process_index;
+      auto kind = PJRT_ARGS(PJRT_DeviceDescription_Kind);
+      kind.device_description = description.device_description;
+      PJRT_RETURN_IF_ERROR(api_, PJRT_DeviceDescription_Kind, kind);
+      device.kind = ToString(kind.device_kind, kind.device_kind_size);
+      global_devices_.push_back(std::move(device));
+    }
+    std::stable_sort(global_devices_.begin(), global_devices_.end(),
+                     [](const GlobalDevice& a, const GlobalDevice& b) {
+                       return a.process_index < b.process_index;
+                     });
+    return absl::OkStatus();
+  }
+  // The CPU plugin lists only this process's devices: agree on the rest
+  // through the key-value store.
+  std::shared_ptr<KeyValueStore> store = GetKeyValueStore();
+  absl::StatusOr<std::vector<GlobalDevice>> all =
+      ExchangeDevices(local, topology_, store.get(), topology_.timeout_ms);
+  if (!all.ok()) return all.status();
+  global_devices_ = std::move(*all);
   return absl::OkStatus();
 }
 

@@ -19,6 +19,7 @@
 #include "absl/types/span.h"
 #include "torch_xla/csrc/ir/shape.h"
 #include "torch_xla/csrc/runtime/compile_options.h"
+#include "torch_xla/csrc/runtime/distributed.h"
 #include "torch_xla/csrc/runtime/pjrt_api.h"
 
 namespace torch_xla::runtime {
@@ -137,6 +138,8 @@ struct ClientOptions {
   std::string device_type = "CPU";  // PJRT_DEVICE
   std::string plugin_path;          // empty: discover from device_type
   int cpu_device_count = 1;         // CPU_NUM_DEVICES (upstream default 1)
+  // This process's place in a multi-process job (SetProcessTopology).
+  ProcessTopology topology;
 };
 
 struct MemoryInfo {
@@ -152,6 +155,8 @@ class Client {
   // The process-wide client, created from PJRT_DEVICE, CPU_NUM_DEVICES and
   // PJRT_PLUGIN_LIBRARY_PATH on first use.
   static absl::StatusOr<Client*> Global();
+  // True once Global() has created the client.
+  static bool GlobalCreated();
   ClientOptions static OptionsFromEnv();
 
   ~Client();
@@ -163,6 +168,14 @@ class Client {
   const std::string& plugin_path() const { return plugin_path_; }
   std::string plugin_api_version() const;
   const std::vector<Device>& devices() const { return devices_; }
+  // Every device of the job, all processes', ordered by process index (the
+  // plugin's list where it knows them all, else agreed through the
+  // key-value store). One process: the addressable devices.
+  const std::vector<GlobalDevice>& global_devices() const {
+    return global_devices_;
+  }
+  // This process's place in the job, as the client was created with.
+  const ProcessTopology& topology() const { return topology_; }
   absl::StatusOr<const Device*> GetDevice(int ordinal) const;
 
   // Copies `data` (dense, row-major, shape.byte_size() bytes) to a device.
@@ -216,6 +229,7 @@ class Client {
  private:
   Client(const PJRT_Api* api, OwnedClient client, std::string device_type);
   absl::Status DiscoverDevices();
+  absl::Status DiscoverGlobalDevices();
 
   const PJRT_Api* api_;
   OwnedClient client_;
@@ -224,6 +238,8 @@ class Client {
   std::string platform_version_;
   std::string plugin_path_;
   std::vector<Device> devices_;
+  std::vector<GlobalDevice> global_devices_;
+  ProcessTopology topology_;
   std::mutex pending_mu_;
   std::vector<std::weak_ptr<ExecutionEvent>> pending_;
 };

@@ -1,0 +1,234 @@
+"""Worker bodies for the multi-process tests (test_pods_*.py,
+test_collectives.py). Run as a script: `python pods_cases.py <case> <outdir>`
+starts a launch (or plays one process of a job whose environment the test
+set), and each worker writes what it saw to <outdir>/<case>_<index>.json.
+The file name keeps pytest from collecting it.
+
+Every value a worker checks is computed from the ranks' deterministic
+inputs, so each worker knows the exact answer of every collective.
+"""
+
+import json
+import os
+import signal
+import sys
+import time
+
+import torch
+
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.runtime as xr
+
+
+def _write(outdir, case, index, data):
+  path = os.path.join(outdir, f"{case}_{index}.json")
+  with open(path + ".tmp", "w") as f:
+    json.dump(data, f)
+  os.replace(path + ".tmp", path)
+
+
+def _input(rank, dtype=torch.float32):
+  """Rank r's input: distinct, exactly representable values."""
+  return (torch.arange(8, dtype=torch.float32).reshape(2, 4) + 1 +
+          10 * rank).to(dtype)
+
+
+def ordinals(index, outdir):
+  t = torch.ones(3, device="xla") * (index + 1)
+  _write(outdir, "ordinals", index, {
+      "index": index,
+      "world_size": xr.world_size(),
+      "global_ordinal": xr.global_ordinal(),
+      "local_ordinal": xr.local_ordinal(),
+      "process_index": xr.process_index(),
+      "process_count": xr.process_count(),
+      "local_process_count": xr.local_process_count(),
+      "addressable_runtime_device_count": xr.addressable_runtime_device_count(),
+      "global_runtime_device_count": xr.global_runtime_device_count(),
+      "global_devices": torch_xla._XLAC._distributed.global_devices(),
+      "device": str(t.device),
+      "value": t.cpu().tolist(),
+  })
+
+
+def _check(name, got, want):
+  got = got.cpu() if got.device.type == "xla" else got
+  if got.dtype != want.dtype or not torch.equal(got, want):
+    raise AssertionError(f"{name}: got {got} ({got.dtype}), want {want} "
+                         f"({want.dtype})")
+
+
+def collectives(index, outdir):
+  world = xr.world_size()
+  me = xr.global_ordinal()
+  dev = torch_xla.device()
+  inputs = [_input(r) for r in range(world)]
+  x = inputs[me].to(dev) * 1  # a pending value, not device data
+
+  # all_reduce: every op, scale, the list (in-place) form.
+  stacked = torch.stack(inputs)
+  _check("sum", xm.all_reduce(xm.REDUCE_SUM, x), stacked.sum(0))
+  _check("sum*0.5", xm.all_reduce(xm.REDUCE_SUM, x, scale=0.5),
+         stacked.sum(0) * 0.5)
+  _check("mul", xm.all_reduce(xm.REDUCE_MUL, x), stacked.prod(0))
+  _check("min", xm.all_reduce(xm.REDUCE_MIN, x), stacked.min(0).values)
+  _check("max", xm.all_reduce(xm.REDUCE_MAX, x), stacked.max(0).values)
+  ints = [torch.tensor([r + 1, 3, 12 >> r], dtype=torch.int32)
+          for r in range(world)]
+  want_and, want_or = ints[0].clone(), ints[0].clone()
+  for t in ints[1:]:
+    want_and &= t
+    want_or |= t
+  xi = ints[me].to(dev)
+  _check("and", xm.all_reduce(xm.REDUCE_AND, xi), want_and)
+  _check("or", xm.all_reduce(xm.REDUCE_OR, xi), want_or)
+  bools = [torch.tensor([True, r == 0, r % 2 == 1]) for r in range(world)]
+  _check("bool and", xm.all_reduce(xm.REDUCE_AND, bools[me].to(dev)),
+         torch.stack(bools).all(0))
+  _check("bool or", xm.all_reduce(xm.REDUCE_OR, bools[me].to(dev)),
+         torch.stack(bools).any(0))
+  a, b = x.clone(), (x * 2).to(torch.bfloat16)
+  out = xm.all_reduce(xm.REDUCE_SUM, [a, b], scale=0.25)
+  if out[0] is not a or out[1] is not b:
+    raise AssertionError("the list form must return its own list")
+  _check("list a", a, stacked.sum(0) * 0.25)
+  _check("list b", b,
+         (torch.stack([(i * 2).to(torch.bfloat16) for i in inputs]).sum(0) *
+          0.25).to(torch.bfloat16))
+
+  # groups: pairs of neighbours.
+  groups = [[r, r + 1] for r in range(0, world, 2)]
+  mine = [g for g in groups if me in g][0]
+  _check("groups", xm.all_reduce(xm.REDUCE_SUM, x, groups=groups),
+         inputs[mine[0]] + inputs[mine[1]])
+
+  # all_gather, reduce_scatter, all_to_all.
+  _check("all_gather dim0", xm.all_gather(x, dim=0), torch.cat(inputs, 0))
+  _check("all_gather dim1", xm.all_gather(x, dim=1), torch.cat(inputs, 1))
+  _check("all_gather groups", xm.all_gather(x, groups=groups),
+         torch.cat([inputs[r] for r in mine], 0))
+  big = [torch.arange(4 * world, dtype=torch.float32) * (r + 1)
+         for r in range(world)]
+  total = torch.stack(big).sum(0)
+  _check("reduce_scatter",
+         xm.reduce_scatter(xm.REDUCE_SUM, big[me].to(dev), 2.0, 0, world),
+         (total * 2.0)[4 * me:4 * me + 4])
+  rows = [torch.arange(world * 3, dtype=torch.float32).reshape(world, 3) +
+          100 * r for r in range(world)]
+  _check("all_to_all", xm.all_to_all(rows[me].to(dev), 0, 0, world),
+         torch.stack([rows[r][me] for r in range(world)]))
+
+  # collective_permute: a ring; then one pair (others receive zeros).
+  ring = [[r, (r + 1) % world] for r in range(world)]
+  _check("permute ring", xm.collective_permute(x, ring),
+         inputs[(me - 1) % world])
+  want = inputs[0] if me == 1 else torch.zeros(2, 4)
+  _check("permute pair", xm.collective_permute(x, [[0, 1]]), want)
+
+  # collective_broadcast, rendezvous, mesh_reduce.
+  y = x.clone()
+  xm.collective_broadcast([y], root_ordinal=world - 1)
+  _check("broadcast", y, inputs[world - 1])
+  got = xm.rendezvous("meet", f"from {me}".encode())
+  if got != [f"from {r}".encode() for r in range(world)]:
+    raise AssertionError(f"rendezvous: {got}")
+  if xm.mesh_reduce("sum", me + 1, sum) != world * (world + 1) // 2:
+    raise AssertionError("mesh_reduce")
+  _write(outdir, "collectives", index, {"ok": True})
+
+
+class _Tiny(torch.nn.Module):
+
+  def __init__(self):
+    super().__init__()
+    self.fc1 = torch.nn.Linear(4, 8)
+    self.fc2 = torch.nn.Linear(8, 1)
+
+  def forward(self, x):
+    return self.fc2(torch.tanh(self.fc1(x)))
+
+
+def tiny_model():
+  torch.manual_seed(0)
+  return _Tiny()
+
+
+def global_batch(step, batch=8):
+  g = torch.Generator().manual_seed(100 + step)
+  x = torch.randn(batch, 4, generator=g)
+  y = torch.randn(batch, 1, generator=g)
+  return x, y
+
+
+def dp_train(index, outdir, steps=3):
+  """Data parallel: each replica takes its slice of the global batch;
+  xm.optimizer_step averages the gradients."""
+  world, me = xr.world_size(), xr.global_ordinal()
+  dev = torch_xla.device()
+  model = tiny_model().to(dev)
+  opt = torch.optim.SGD(model.parameters(), lr=0.1)
+  losses = []
+  for step in range(steps):
+    x, y = global_batch(step)
+    per = x.shape[0] // world
+    xs, ys = x[me * per:(me + 1) * per].to(dev), y[me * per:(me + 1) * per].to(dev)
+    opt.zero_grad()
+    loss = torch.nn.functional.mse_loss(model(xs), ys)
+    loss.backward()
+    xm.optimizer_step(opt)
+    torch_xla.sync()
+    losses.append(xm.mesh_reduce("loss", loss.item(), lambda v: sum(v) / len(v)))
+  _write(outdir, "dp_train", index, {
+      "losses": losses,
+      "weight": model.fc1.weight.detach().cpu().tolist(),
+  })
+
+
+def pods(index, outdir):
+  """One launch, several checks: it saves the interpreter start-ups."""
+  ordinals(index, outdir)
+  collectives(index, outdir)
+  dp_train(index, outdir)
+
+
+def raises(index, outdir):
+  if index == 1:
+    raise ValueError("boom from worker 1")
+  time.sleep(120)  # the launch must stop this one
+
+
+def killed(index, outdir):
+  """Worker 1 dies; worker 0's collective must fail naming it."""
+  torch.ones(1, device="xla").cpu()
+  xm.rendezvous("both started")
+  if index == 1:
+    os.kill(os.getpid(), signal.SIGKILL)
+  time.sleep(1.0)
+  try:
+    xm.all_reduce(xm.REDUCE_SUM, torch.ones(4, device="xla")).cpu()
+    message = "no error"
+  except RuntimeError as e:
+    message = str(e)
+  _write(outdir, "killed", index, {"error": message})
+
+
+def unreachable(index, outdir):
+  try:
+    xr.process_count()
+    message = "no error"
+  except RuntimeError as e:
+    message = str(e)
+  _write(outdir, "unreachable", index, {"error": message})
+
+
+CASES = {f.__name__: f for f in (ordinals, collectives, dp_train, pods, raises,
+                                 killed, unreachable)}
+
+if __name__ == "__main__":
+  case, outdir = sys.argv[1], sys.argv[2]
+  mode = sys.argv[3] if len(sys.argv) > 3 else "launch"
+  if mode == "launch":
+    torch_xla.launch(CASES[case], args=(outdir,))
+  else:  # this process is one of a job the environment describes
+    CASES[case](int(os.environ.get("RANK", "0")), outdir)
