@@ -21,6 +21,7 @@ torch._C._set_multithreading_enabled(False)
 
 from torch_xla import _ops  # noqa: E402,F401  (registers the ATen rules)
 from torch_xla._tensor import XlaTensor  # noqa: E402
+from torch_xla import _module_conversion  # noqa: E402,F401  (tied params stay tied)
 from torch_xla._launch import launch  # noqa: E402  (multi-process jobs)
 from torch_xla.utils import closures as _closures  # noqa: E402
 from torch_xla._compile import compile  # noqa: E402,A001

@@ -1,0 +1,120 @@
+"""Module conversion (`.to('xla')`, `.to(dtype)`, `.cpu()`, ...) keeps shared
+parameters shared.
+
+High level design
+-----------------
+`nn.Module._apply`, behind every module conversion, converts each module's
+own parameters one by one. It changes a parameter in place
+(`param.data = new`) only when PyTorch calls the old and new tensor
+"shallow-copy compatible", which it decides from the kind of TensorImpl: a
+CPU tensor and an 'xla' tensor (a Python wrapper subclass) never are.
+Otherwise `_apply` stores a new `Parameter` in each module. A parameter that
+two modules share (tied input and output embeddings) then becomes two
+parameters with two buffers and two gradients, and training silently
+diverges from eager, where `.cuda()` converts it in place.
+
+PyTorch has the in-place conversion we need behind a setting:
+`torch.__future__.set_swap_module_params_on_conversion(True)` makes `_apply`
+swap the converted contents into the existing Parameter object
+(`torch.utils.swap_tensors`): its identity stays, so every module that holds
+it still holds the one converted parameter (the second module finds it
+already converted, and its conversion is a no-op), and its gradient is
+converted once and stays attached.
+
+We wrap `nn.Module._apply` and turn that setting on for the outermost call
+when the conversion moves a tensor between 'xla' and another kind (to or
+from the device). We convert the first parameter to find out where the
+conversion goes, and hand `_apply` that result instead of converting it
+twice. The setting is restored after the call, also on error. Conversions
+that keep every tensor's kind take PyTorch's own path:
+- on the CPU: unchanged;
+- on the device (`.to(dtype)`, `.half()`, ...): two 'xla' tensors are
+  shallow-copy compatible, so `_apply` sets `param.data = new`, and
+  `XlaTensor.data = value` (torch_xla/_tensor.py) takes the new tensor's
+  C++ handle too: every later read and view of the parameter sees the new
+  dtype, not just its metadata. This path also works with a forward graph
+  still alive.
+
+Limitation (PyTorch's, of swapping): moving a module to or from the
+device between a forward and its backward (while the autograd graph holds
+the parameters) raises "_apply(): Couldn't swap"; move it before the
+forward or after the backward.
+"""
+
+import threading
+
+import torch
+
+from torch_xla import _tensor
+
+_state = threading.local()
+_original_apply = torch.nn.Module._apply
+
+
+def _tensors(module):
+  for m in module.modules():
+    for p in m._parameters.values():
+      if p is not None:
+        yield p
+    for b in m._buffers.values():
+      if b is not None:
+        yield b
+
+
+def _first_parameter(module):
+  for m in module.modules():
+    for p in m._parameters.values():
+      if p is not None:
+        return p
+  return None
+
+
+def _apply(self, fn, recurse=True):
+  """nn.Module._apply that keeps shared parameters shared (module docstring).
+  """
+  future = torch.__future__
+  if (getattr(_state, "active", False) or
+      future.get_swap_module_params_on_conversion()):
+    return _original_apply(self, fn, recurse)
+  probe = _first_parameter(self) if recurse else None
+  if probe is None:
+    return _original_apply(self, fn, recurse)
+  # Convert the first parameter now to see where the conversion goes; the
+  # real pass gets this result instead of converting it again.
+  with torch.no_grad():
+    converted = fn(probe)
+  fn = _reuse_once(fn, probe, converted)
+  to_xla = _tensor.is_xla(converted)
+  if all(_tensor.is_xla(t) == to_xla for t in _tensors(self)):
+    # No tensor changes kind: PyTorch converts in place (`param.data =`).
+    return _original_apply(self, fn, recurse)
+  _state.active = True
+  future.set_swap_module_params_on_conversion(True)
+  try:
+    return _original_apply(self, fn, recurse)
+  finally:
+    future.set_swap_module_params_on_conversion(False)
+    _state.active = False
+
+
+def _reuse_once(fn, probe, converted):
+  """fn, except that its first call on `probe` returns `converted`."""
+  pending = [probe, converted]
+
+  def once(t):
+    if pending and t is pending[0]:
+      result = pending[1]
+      pending.clear()
+      return result
+    return fn(t)
+
+  return once
+
+
+def install() -> None:
+  """Installs the wrapper (once; importing this module does)."""
+  if torch.nn.Module._apply is not _apply:
+    torch.nn.Module._apply = _apply
+
+
+install()
