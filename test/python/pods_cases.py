@@ -19,6 +19,7 @@ import torch
 import torch_xla
 import torch_xla.core.xla_model as xm
 import torch_xla.runtime as xr
+from torch_xla.core import _cpu_transport
 
 
 def _write(outdir, case, index, data):
@@ -168,7 +169,7 @@ def dp_train(index, outdir, steps=3):
   dev = torch_xla.device()
   model = tiny_model().to(dev)
   opt = torch.optim.SGD(model.parameters(), lr=0.1)
-  losses = []
+  losses, moved = [], []
   for step in range(steps):
     x, y = global_batch(step)
     per = x.shape[0] // world
@@ -176,12 +177,16 @@ def dp_train(index, outdir, steps=3):
     opt.zero_grad()
     loss = torch.nn.functional.mse_loss(model(xs), ys)
     loss.backward()
+    _cpu_transport.reset_stats()
     xm.optimizer_step(opt)
+    moved.append(_cpu_transport.stats())
     torch_xla.sync()
     losses.append(xm.mesh_reduce("loss", loss.item(), lambda v: sum(v) / len(v)))
   _write(outdir, "dp_train", index, {
       "losses": losses,
       "weight": model.fc1.weight.detach().cpu().tolist(),
+      "moved": moved,
+      "gradient_bytes": sum(p.numel() * 4 for p in model.parameters()),
   })
 
 
@@ -193,7 +198,13 @@ def pods(index, outdir):
 
 
 def raises(index, outdir):
+  _write(outdir, "raises", index, {"pid": os.getpid()})
   if index == 1:
+    # Raise once worker 0 runs, so the launch has a live worker to stop.
+    for _ in range(600):
+      if os.path.exists(os.path.join(outdir, "raises_0.json")):
+        break
+      time.sleep(0.1)
     raise ValueError("boom from worker 1")
   time.sleep(120)  # the launch must stop this one
 

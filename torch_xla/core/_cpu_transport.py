@@ -51,15 +51,23 @@ def _count(*tensors) -> None:
 # ------------------------------------------------------------------ groups
 
 
-def _record_pids(store, count) -> None:
-  for p in range(count):
-    if p not in _pids:
-      host, pid = store.get(f"torch_xla/pid/{p}").decode().split(" ")
+def _record_pids() -> None:
+  """Reads the host and pid of every process that has joined (without
+  waiting for the others)."""
+  import torch_xla.runtime as xr
+  from torch_xla.distributed import _world
+
+  store = _world.store()
+  for p in range(xr.process_count()):
+    key = f"torch_xla/pid/{p}"
+    if p not in _pids and store.check([key]):
+      host, pid = store.get(key).decode().split(" ")
       _pids[p] = (host, int(pid))
 
 
-def _group(groups):
-  """(process group, its member ordinals) for this replica's group."""
+def _group(op, groups):
+  """(process group, its member ordinals) for this replica's group; made
+  on first use (a gloo connection to every member)."""
   import torch.distributed as dist
   import torch_xla.runtime as xr
   from torch_xla.distributed import _world
@@ -72,14 +80,14 @@ def _group(groups):
   key = tuple(members)
   with _lock:
     if key not in _groups:
+      _record_pids()
       if len(members) == world:
-        group = _world.cpu_transport_group()
-        _record_pids(_world.store(), world)
+        group = _run(op, _world.cpu_transport_group)
       else:
         prefix = "torch_xla/cpu_transport/" + "_".join(map(str, members))
-        group = dist.ProcessGroupGloo(
+        group = _run(op, lambda: dist.ProcessGroupGloo(
             dist.PrefixStore(prefix, _world.store()), members.index(ordinal),
-            len(members), datetime.timedelta(seconds=_world.timeout_s()))
+            len(members), datetime.timedelta(seconds=_world.timeout_s())))
       _groups[key] = (group, members)
     return _groups[key]
 
@@ -165,7 +173,7 @@ def all_reduce(reduce_type, tensors, scale, groups):
   """Reduced device copies of `tensors` (same order), times `scale`."""
   import torch.distributed as dist
 
-  group, _ = _group(groups)
+  group, _ = _group("all_reduce", groups)
   host = _to_host(tensors)
   results = [None] * len(host)
   by_dtype = {}
@@ -190,7 +198,7 @@ def all_reduce(reduce_type, tensors, scale, groups):
 
 def all_gather(value, dim, groups, count):
   """The group's values concatenated along `dim`, on value's device."""
-  group, _ = _group(groups)
+  group, _ = _group("all_gather", groups)
   (host,) = _to_host([value])
   wire = _wire(host)
   outs = [torch.empty_like(wire) for _ in range(count)]
@@ -204,7 +212,7 @@ def all_to_all(pieces, concat_dim, groups, count):
   concatenated along `concat_dim`, on the pieces' device."""
   import torch.distributed as dist
 
-  group, _ = _group(groups)
+  group, _ = _group("all_to_all", groups)
   host = _to_host(pieces)
   dtype = host[0].dtype
   send = torch.stack([_wire(p) for p in host])
@@ -220,7 +228,7 @@ def collective_permute(value, pairs):
   """What this replica receives under `pairs` (zeros if nothing)."""
   import torch_xla.runtime as xr
 
-  group, _ = _group(None)
+  group, _ = _group("collective_permute", None)
   me = xr.global_ordinal()
   (host,) = _to_host([value])
   wire = _wire(host)
@@ -248,7 +256,7 @@ def broadcast(tensors, root_ordinal, groups):
   """Device copies of the root replica's `tensors`."""
   import torch.distributed as dist
 
-  group, members = _group(groups)
+  group, members = _group("broadcast", groups)
   host = _to_host(tensors)
   out = []
   for t in host:
@@ -262,7 +270,7 @@ def broadcast(tensors, root_ordinal, groups):
 
 
 def barrier(groups=None):
-  group, _ = _group(groups)
+  group, _ = _group("barrier", groups)
   _run("barrier", lambda: group.barrier().wait())
 
 
@@ -287,6 +295,5 @@ def rendezvous(tag, payload, members):
     return [store.get(k) for k in keys]
 
   with _lock:
-    if not _pids:
-      _record_pids(store, xr.process_count())
+    _record_pids()
   return _run(f"rendezvous {tag!r}", meet)

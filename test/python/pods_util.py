@@ -1,0 +1,82 @@
+"""Helpers for the multi-process tests: run test/python/pods_cases.py as a
+launch or as the processes of a job whose environment we set, and read what
+the workers wrote. (Not a test module: pytest collects test_*.py only.)"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CASES = os.path.join(HERE, "pods_cases.py")
+# Generous hang guards: a launch that works ends long before.
+GUARD_S = 240
+
+
+def free_port():
+  with socket.socket() as s:
+    s.bind(("localhost", 0))
+    return s.getsockname()[1]
+
+
+def base_env(**extra):
+  env = dict(os.environ)
+  for name in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE",
+               "PJRT_LOCAL_PROCESS_RANK", "PJRT_LOCAL_PROCESS_COUNT",
+               "MASTER_ADDR", "XLA_COORDINATOR_PORT", "XLA_USE_SPMD",
+               "TORCHELASTIC_RUN_ID"):
+    env.pop(name, None)
+  env.update({k: str(v) for k, v in extra.items()})
+  return env
+
+
+def launch(case, outdir, devices, **env):
+  """`torch_xla.launch` of `case` with CPU_NUM_DEVICES=devices."""
+  return subprocess.run(
+      [sys.executable, CASES, case, str(outdir)],
+      env=base_env(CPU_NUM_DEVICES=devices, **env), capture_output=True,
+      text=True, timeout=GUARD_S)
+
+
+def start_process(case, outdir, rank, processes, port, devices, **env):
+  """Process `rank` of a job started as torchrun would (RANK, WORLD_SIZE,
+  MASTER_ADDR, XLA_COORDINATOR_PORT) with `devices` CPU devices."""
+  return subprocess.Popen(
+      [sys.executable, CASES, case, str(outdir), "env"],
+      env=base_env(RANK=rank, WORLD_SIZE=processes, LOCAL_RANK=rank,
+                   PJRT_LOCAL_PROCESS_RANK=rank,
+                   PJRT_LOCAL_PROCESS_COUNT=processes,
+                   MASTER_ADDR="localhost", XLA_COORDINATOR_PORT=port,
+                   CPU_NUM_DEVICES=devices, **env),
+      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def start_job(case, outdir, processes, devices_per_process, **env):
+  """Every process of such a job. Returns the Popen objects."""
+  port = free_port()
+  return [
+      start_process(case, outdir, rank, processes, port, devices_per_process,
+                    **env) for rank in range(processes)
+  ]
+
+
+def finish(procs):
+  """Waits for every process; their outputs."""
+  outputs = []
+  for p in procs:
+    try:
+      out, _ = p.communicate(timeout=GUARD_S)
+    except subprocess.TimeoutExpired:
+      p.kill()
+      out, _ = p.communicate()
+    outputs.append(out)
+  return outputs
+
+
+def results(outdir, case, count):
+  out = []
+  for i in range(count):
+    with open(os.path.join(outdir, f"{case}_{i}.json")) as f:
+      out.append(json.load(f))
+  return out

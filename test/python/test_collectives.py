@@ -1,0 +1,137 @@
+"""xm collectives and data-parallel training over several processes
+(4 processes x 1 CPU device, started by torch_xla.launch), against the exact
+values every worker can compute from all ranks' inputs and against one
+process training on the whole batch; and their single-process meaning."""
+
+import pytest
+import torch
+
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.runtime as xr
+
+import pods_cases
+from pods_util import launch, results
+
+WORKERS = 4
+
+
+@pytest.fixture(scope="module")
+def four_workers(tmp_path_factory):
+  """One launch of 4 workers running the ordinals, collectives and
+  data-parallel cases (interpreter start-ups dominate: share them)."""
+  outdir = tmp_path_factory.mktemp("pods")
+  run = launch("pods", outdir, WORKERS)
+  assert run.returncode == 0, run.stderr[-4000:]
+  return outdir
+
+
+def test_ordinals_4x1(four_workers):
+  seen = results(four_workers, "ordinals", WORKERS)
+  for i, p in enumerate(seen):
+    assert p["device"] == "xla:0"
+    assert p["world_size"] == WORKERS
+    assert p["global_ordinal"] == i and p["local_ordinal"] == i
+    assert p["process_index"] == i and p["process_count"] == WORKERS
+    assert p["local_process_count"] == WORKERS
+    assert p["addressable_runtime_device_count"] == 1
+    assert p["global_runtime_device_count"] == WORKERS
+    assert p["value"] == [i + 1.0] * 3
+  ids = [d["id"] for d in seen[0]["global_devices"]]
+  assert len(set(ids)) == WORKERS
+  assert all(p["global_devices"] == seen[0]["global_devices"] for p in seen)
+
+
+def test_collectives_exact_4x1(four_workers):
+  # Each worker checked every collective against the exact answer (it
+  # raises, failing the launch, on the first mismatch).
+  assert all(r["ok"] for r in results(four_workers, "collectives", WORKERS))
+
+
+def _single_process_reference(steps=3):
+  model = pods_cases.tiny_model()
+  opt = torch.optim.SGD(model.parameters(), lr=0.1)
+  losses = []
+  for step in range(steps):
+    x, y = pods_cases.global_batch(step)
+    opt.zero_grad()
+    loss = torch.nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    opt.step()
+    losses.append(loss.item())
+  return losses, model.fc1.weight.detach()
+
+
+def test_data_parallel_matches_one_process(four_workers):
+  """xm.optimizer_step averages the gradients: 4 replicas on quarter
+  batches train as one process on the whole batch."""
+  want_losses, want_weight = _single_process_reference()
+  for r in results(four_workers, "dp_train", WORKERS):
+    assert r["losses"] == pytest.approx(want_losses, rel=1e-6)
+    torch.testing.assert_close(torch.tensor(r["weight"]), want_weight,
+                               rtol=1e-6, atol=1e-6)
+
+
+def test_all_reduce_moves_the_gradients_once(four_workers):
+  """One gloo call per step carries exactly the gradient bytes (the
+  gradients of one dtype travel as one buffer)."""
+  for r in results(four_workers, "dp_train", WORKERS):
+    for step in r["moved"]:
+      assert step == {"payload_bytes": r["gradient_bytes"], "calls": 1}
+
+
+# One process: a world of one replica.
+
+
+def test_single_process_meanings():
+  dev = torch_xla.device()
+  x = torch.arange(6.0).reshape(2, 3)
+  xx = x.to(dev)
+  assert xr.world_size() == 1 and xm.get_ordinal() == 0
+  torch.testing.assert_close(xm.all_reduce(xm.REDUCE_SUM, xx, scale=3.0).cpu(),
+                             x * 3)
+  out = [xx.clone()]
+  assert xm.all_reduce(xm.REDUCE_MAX, out, scale=0.5) is out
+  torch.testing.assert_close(out[0].cpu(), x * 0.5)
+  torch.testing.assert_close(xm.all_gather(xx, dim=1).cpu(), x)
+  torch.testing.assert_close(
+      xm.reduce_scatter(xm.REDUCE_SUM, xx, 2.0, 0, 1).cpu(), x * 2)
+  torch.testing.assert_close(xm.all_to_all(xx, 1, 0, 1).cpu(), x)
+  torch.testing.assert_close(xm.collective_permute(xx, [[0, 0]]).cpu(), x)
+  assert xm.rendezvous("t", b"p") == [b"p"]
+  assert xm.mesh_reduce("m", 5, sum) == 5
+
+
+def test_single_process_all_reduce_is_part_of_the_step_graph():
+  """In one process the collective is an ordinary lazy op: no execution
+  until the step ends."""
+  import torch_xla.debug.metrics as met
+  xx = torch.ones(4, device=torch_xla.device())
+  torch_xla.sync()
+  met.clear_all()
+  y = xm.all_reduce(xm.REDUCE_SUM, xx * 2, scale=0.5)
+  assert met.metric_data("ExecuteTime") is None
+  assert y.cpu().tolist() == [1.0] * 4
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda x: xm.all_reduce("avg", x),
+     "all_reduce: unknown reduce_type 'avg'"),
+    (lambda x: xm.all_reduce(xm.REDUCE_SUM, x, groups=[[0, 1]]),
+     "all_reduce: groups [[0, 1]] name replica 1, but the world has 1"),
+    (lambda x: xm.all_reduce(xm.REDUCE_SUM, [x, 3]),
+     "all_reduce: inputs[1] must be a torch.Tensor, got int"),
+    (lambda x: xm.reduce_scatter(xm.REDUCE_SUM, x, 1.0, 0, 2),
+     "reduce_scatter: shard_count is 2 but the replica group [0] has 1"),
+    (lambda x: xm.all_to_all(x, 0, 0, 3),
+     "all_to_all: split_count is 3 but the replica group [0] has 1"),
+    (lambda x: xm.collective_permute(x, [[0, 1]]),
+     "collective_permute: pair [0, 1] is not [source, target]"),
+    (lambda x: xm.all_gather(x.sum()),
+     "all_gather: value is a scalar (0-d) tensor"),
+])
+def test_bad_arguments_name_what_is_wrong(call, message):
+  x = torch.ones(2, 2, device=torch_xla.device())
+  with pytest.raises((ValueError, TypeError), match=message.replace(
+      "[", r"\[").replace("]", r"\]").replace("(", r"\(").replace(")", r"\)")):
+    call(x)
