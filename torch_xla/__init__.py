@@ -7,6 +7,7 @@ device type with PyTorch.
 
 import contextlib
 import sys
+import threading
 
 import torch
 
@@ -21,8 +22,9 @@ torch._C._set_multithreading_enabled(False)
 
 from torch_xla import _ops  # noqa: E402,F401  (registers the ATen rules)
 from torch_xla._tensor import XlaTensor  # noqa: E402
-from torch_xla import _module_conversion  # noqa: E402,F401  (tied params stay tied)
+from torch_xla import _autocast  # noqa: E402,F401  (torch.autocast('xla'))
 from torch_xla._launch import launch  # noqa: E402  (multi-process jobs)
+from torch_xla import _module_conversion  # noqa: E402,F401  (tied params stay tied)
 from torch_xla.utils import closures as _closures  # noqa: E402
 from torch_xla._compile import compile  # noqa: E402,A001
 from torch_xla import _device_module  # noqa: E402
@@ -33,6 +35,12 @@ _device_module._register()  # torch.xla (torch.utils.checkpoint, fork_rng)
 def device(index: int = 0) -> torch.device:
   """The XLA device with that index (default 0)."""
   return torch.device("xla", index)
+
+
+# Held by a sync of all live tensors and by a data-loader thread changing a
+# live tensor's state (sharding a batch): the C++ tensors are not locked, and
+# a sync reads the state of every live tensor.
+_live_tensors_lock = threading.Lock()
 
 
 def sync(wait: bool = False, reset_scope: bool = True) -> None:
@@ -46,7 +54,8 @@ def sync(wait: bool = False, reset_scope: bool = True) -> None:
     reset_scope: upstream's IR-scope flag; IR here has no scopes to reset.
   """
   del reset_scope
-  _XLAC._xla_sync_live_tensors(wait)
+  with _live_tensors_lock:
+    _XLAC._xla_sync_live_tensors(wait)
   _closures.run_step_closures()
 
 
@@ -59,7 +68,11 @@ def manual_seed(seed: int, device=None) -> None:
       devices here.
   """
   from torch_xla.core import xla_model as xm
-  xm.set_rng_state(seed, device)
+  set_rng_state = getattr(xm, "set_rng_state", None)
+  if set_rng_state is None:  # 'xla' random ops draw from torch's generator
+    torch.manual_seed(seed)
+  else:
+    set_rng_state(seed, device)
 
 
 @contextlib.contextmanager
@@ -81,3 +94,8 @@ __all__ = ["device", "sync", "XlaTensor", "alias_with_buffer_donor_config",
            "compile", "manual_seed"]
 
 import torch_xla.experimental  # noqa: E402,F401  (eager_mode & co.)
+from torch_xla.core import xla_model as xm  # noqa: E402,F401  (torch_xla.xm, upstream alias)
+# torch.compile(backend='openxla'): dynamo traces 'xla' tensors as tensors
+# (set up when torch._dynamo is first imported; see torch_xla/_dynamo).
+from torch_xla._dynamo import install_when_dynamo_loads as _dynamo_hook  # noqa: E402
+_dynamo_hook()

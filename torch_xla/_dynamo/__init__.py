@@ -1,0 +1,84 @@
+"""torch.compile(backend='openxla') support (dynamo_bridge.py is the
+backend's entry point).
+
+Our 'xla' tensor is a `torch.Tensor` wrapper subclass whose state is a C++
+lazy-tensor handle, with `__torch_dispatch__`. Dynamo wraps a tensor
+subclass as a tensor only when it has no `__torch_dispatch__` of its own or
+is a *traceable* wrapper subclass (`__tensor_flatten__`: inner torch
+tensors that AOTAutograd would trace instead of the subclass). Ours has no
+inner torch tensors, so it would be seen as an opaque Python object and
+every op would be a graph break. It is, for tracing, exactly a dense tensor
+on device 'xla': PyTorch's FakeTensorMode already converts it to a
+FakeTensor of the same shape, dtype, strides and device, and meta kernels
+trace through it. So we register `XlaTensor` with dynamo's builder as a
+plain tensor type (`install()`), as upstream's C++ XLA tensors are.
+
+`install()` runs when torch._dynamo is first imported (an import hook set
+up by torch_xla's import; importing dynamo eagerly would add seconds to
+`import torch_xla`).
+"""
+
+import importlib.abc
+import sys
+
+_installed = False
+
+
+def install():
+  """Makes dynamo trace 'xla' tensors as tensors, and never trace
+  torch_xla's own Python (its op rules run when compiled code touches our
+  tensors: they are plain Python to dynamo, as numpy is)."""
+  global _installed
+  if _installed:
+    return
+  _installed = True
+  from torch._dynamo import trace_rules
+  from torch._dynamo.variables.builder import VariableBuilder
+  from torch_xla._tensor import XlaTensor
+  # AOTAutograd traced our tensors as plain tensors, so it expects plain
+  # tangents in the backward; an XlaTensor is one for it.
+  XlaTensor.__coerce_same_metadata_as_tangent__ = _as_tangent
+  for trace_numpy in (False, True):
+    table = VariableBuilder._type_dispatch_impl(trace_numpy)
+    table[XlaTensor] = VariableBuilder.wrap_tensor
+  trace_rules.add("torch_xla")
+
+
+def _as_tangent(tensor, expected_metadata=None, expected_type=None):
+  del expected_metadata, expected_type
+  return tensor
+
+
+class _DynamoImportHook(importlib.abc.MetaPathFinder):
+  """Runs install() right after `torch._dynamo` has been imported."""
+
+  def find_spec(self, name, path=None, target=None):
+    if name != "torch._dynamo":
+      return None
+    sys.meta_path.remove(self)
+    try:
+      import importlib.util
+      spec = importlib.util.find_spec(name)
+    finally:
+      sys.meta_path.insert(0, self)
+    if spec is None or spec.loader is None:
+      return spec
+    loader = spec.loader
+    original = loader.exec_module
+
+    def exec_module(module):
+      original(module)
+      if self in sys.meta_path:
+        sys.meta_path.remove(self)
+      install()
+
+    loader.exec_module = exec_module
+    return spec
+
+
+def install_when_dynamo_loads():
+  """install() now if torch._dynamo is loaded, else right after it is."""
+  if "torch._dynamo" in sys.modules:
+    install()
+  elif not any(isinstance(f, _DynamoImportHook) for f in sys.meta_path):
+    sys.meta_path.insert(0, _DynamoImportHook())

@@ -199,14 +199,15 @@ class _Target:
 
   def state(self):
     """The modules' Python state a trace bakes in: each submodule's
-    `training` flag and its attributes that are numbers, strings or
-    None (a changed `eps` or `model.eval()` traces again)."""
+    `training` flag and its public attributes that are numbers, strings
+    or None (a changed `eps` or `model.eval()` traces again)."""
     modules = [self.module] if self.module is not None else []
     modules += self.closure_modules
     if not modules:
       return None
     return tuple(
-        tuple(v for v in m.__dict__.values() if type(v) in _PLAIN)
+        tuple(v for k, v in m.__dict__.items()
+              if type(v) in _PLAIN and k[0] != "_")
         for top in modules for m in top.modules())
 
   def call(self, extra, args, kwargs):
@@ -325,6 +326,8 @@ def _apply(target, args, kwargs, rng_seed):
   seed = None
   if staged.uses_rng:
     seed = _seed_for_call(device, rng_seed)
+  if not staged.num_outputs:
+    return staged.rebuild([])
   if staged.backward is None:
     handles = [xt_of(t) for t in tensors]
     if seed is not None:
@@ -480,8 +483,6 @@ def _trace(target, flat, structure, tensors, num_extra, device, with_grad):
       template.append(_SLOT)
     else:
       template.append(leaf)
-  if not outputs:
-    raise ValueError(f"assume_pure: {name} returned no tensor")
   _check_writes(name, before, variables, placeholders, num_extra)
   raw = [xt_of(o) for o in outputs]
   variable_ids = [v.id for v in variables] + [seeds.base.id, seeds.index.id]
@@ -525,6 +526,8 @@ def _trace(target, flat, structure, tensors, num_extra, device, with_grad):
       out_diff=out_diff, in_diff=in_diff, template=template,
       out_spec=out_spec, backward=None, backward_reads=(),
       out_meta=[(list(o.shape), to_code(o.dtype)) for o in outputs])
+  if not forward:
+    return staged
   if not backward:
     staged.forward = _XLAC._subgraph(params, forward)
     return staged
