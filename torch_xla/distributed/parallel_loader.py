@@ -204,6 +204,15 @@ def _transfer_batches(state: _State, index: int, device, send) -> None:
     state.cond.notify_all()
 
 
+def _to_device(tensor: torch.Tensor, device: torch.device) -> torch.Tensor:
+  """A CPU tensor's copy on `device`, made whole before any other thread can
+  see it (a loader thread runs while the training thread syncs)."""
+  if tensor.device.type != "cpu" or tensor.requires_grad:
+    return tensor.to(device)
+  from torch_xla._ops.copy_ops import from_host
+  return from_host(tensor, device.index or 0)
+
+
 def _describe_key(path) -> str:
   return "batch" + "".join(f"[{key!r}]" for key in path)
 
@@ -238,10 +247,11 @@ def _send_tree(data, device, sharding, path=()):
   """`data` with its tensor leaves on `device` (sharded by `sharding`: a
   ShardingSpec, a dict of them by key, or None)."""
   if isinstance(data, torch.Tensor):
-    moved = data.to(device)
+    moved = _to_device(data, device)
     if sharding is not None:
       _check_fits(data, sharding, path)
-      sharding.apply(moved)
+      with torch_xla._live_tensors_lock:  # not during a sync's read of it
+        sharding.apply(moved)
     return moved
   if isinstance(data, dict):
     items = []
@@ -336,6 +346,7 @@ class ParallelLoader:
     self._batchdim = batchdim
     self._batches_per_execution = batches_per_execution
     self._input_sharding = input_sharding
+    self._exhausted = set()
     state = _State(len(self._devices), loader_prefetch_size,
                    device_prefetch_size)
     self._state = state
@@ -382,6 +393,12 @@ class ParallelLoader:
   def per_device_samples(self) -> int:
     return len(self._cpu_loader) // len(self._devices)
 
+  def _device_done(self, index: int) -> None:
+    """A device's data ended; the threads stop once every device's did."""
+    self._exhausted.add(index)
+    if len(self._exhausted) == len(self._devices):
+      self.close()
+
   def _next_item(self, index: int):
     item = self._state.device[index].get()
     if isinstance(item, _Failure):
@@ -398,17 +415,14 @@ class ParallelLoader:
       if thread is not current:
         thread.join()
 
-  def __del__(self):
-    self._finalizer()
-
 
 class PerDeviceLoader:
   """Iterator over one device's batches of a ParallelLoader.
 
   Each next() first runs `torch_xla.sync()` (once per
   `batches_per_execution` batches): the step boundary of loops that do not
-  compile their step. The end of the data syncs too, then stops the
-  loader's threads.
+  compile their step. The end of the data syncs too; once every
+  device's data ended, the loader's threads stop.
   """
 
   def __init__(self, loader: ParallelLoader, index: int):
@@ -435,7 +449,7 @@ class PerDeviceLoader:
       return self._loader._next_item(self._index)
     except StopIteration:
       torch_xla.sync()
-      self._loader.close()
+      self._loader._device_done(self._index)
       raise
 
   def close(self) -> None:
