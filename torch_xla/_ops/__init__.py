@@ -13,5 +13,6 @@ from torch_xla._ops import index_along_dim, gather_scatter  # noqa: F401
 from torch_xla._ops import masked_ops, embedding  # noqa: F401
 from torch_xla._ops import linalg, convolution, pooling  # noqa: F401
 from torch_xla._ops import random_ops, optim_ops  # noqa: F401
+from torch_xla._ops import distances, histogram  # noqa: F401
 
 registry.register_dispatch()

@@ -207,28 +207,53 @@ def atan2(a, b):
   return _binary("atan2", a, b, _float_type(result_type(a, b)))
 
 
-@op(aten.bitwise_and.Tensor, aten.bitwise_and.Scalar,
-    aten.logical_and.default)
+@op(aten.bitwise_and.Tensor, aten.bitwise_and.Scalar)
 def bitwise_and(a, b):
-  return _logical_or_bitwise("and", a, b)
+  return _bitwise("and", a, b)
 
 
-@op(aten.bitwise_or.Tensor, aten.bitwise_or.Scalar, aten.logical_or.default)
+@op(aten.bitwise_or.Tensor, aten.bitwise_or.Scalar)
 def bitwise_or(a, b):
-  return _logical_or_bitwise("or", a, b)
+  return _bitwise("or", a, b)
 
 
-@op(aten.bitwise_xor.Tensor, aten.bitwise_xor.Scalar,
-    aten.logical_xor.default)
+@op(aten.bitwise_xor.Tensor, aten.bitwise_xor.Scalar)
 def bitwise_xor(a, b):
-  return _logical_or_bitwise("xor", a, b)
+  return _bitwise("xor", a, b)
 
 
-def _logical_or_bitwise(name, a, b):
+def _bitwise(name, a, b):
   dtype = result_type(a, b)
-  if dtype.is_floating_point:  # logical_* on floats: compare with zero
-    return _binary(name, ne(a, 0), ne(b, 0), torch.bool)
+  if dtype.is_floating_point or dtype.is_complex:
+    raise RuntimeError(
+        f"\"bitwise_{name}_cpu\" not implemented for "
+        f"'{_dtypes.scalar_type_name(dtype)}'")
   return _binary(name, a, b, dtype)
+
+
+def _truth(x):
+  """x != 0 as a pred handle (x a tensor or a number)."""
+  if isinstance(x, XlaTensor):
+    if x.dtype is torch.bool:
+      return xt_of(x)
+    return xt_of(ne(x, 0))
+  return bool(x)
+
+
+def _logical(name):
+  """logical_and/or/xor: the truth values of both operands combined; the
+  result is bool whatever the operands' dtype (eager's)."""
+
+  def rule(a, b):
+    return _binary(name, _truth(a), _truth(b), torch.bool)
+
+  rule.__name__ = "logical_" + name
+  return rule
+
+
+logical_and = op(aten.logical_and.default)(_logical("and"))
+logical_or = op(aten.logical_or.default)(_logical("or"))
+logical_xor = op(aten.logical_xor.default)(_logical("xor"))
 
 
 _COMPARE = _ir.K["compare"]
@@ -260,8 +285,12 @@ for _functional, _overloads in (
     (remainder, (aten.remainder_.Tensor, aten.remainder_.Scalar)),
     (pow_tensor_scalar, (aten.pow_.Scalar,)),
     (pow_, (aten.pow_.Tensor,)),
-    (bitwise_and, (aten.bitwise_and_.Tensor, aten.logical_and_.default)),
-    (bitwise_or, (aten.bitwise_or_.Tensor, aten.logical_or_.default)),
+    (bitwise_and, (aten.bitwise_and_.Tensor, aten.bitwise_and_.Scalar)),
+    (bitwise_or, (aten.bitwise_or_.Tensor, aten.bitwise_or_.Scalar)),
+    (bitwise_xor, (aten.bitwise_xor_.Tensor, aten.bitwise_xor_.Scalar)),
+    (logical_and, (aten.logical_and_.default,)),
+    (logical_or, (aten.logical_or_.default,)),
+    (logical_xor, (aten.logical_xor_.default,)),
     (eq, (aten.eq_.Tensor, aten.eq_.Scalar)),
     (ne, (aten.ne_.Tensor, aten.ne_.Scalar)),
     (lt, (aten.lt_.Tensor, aten.lt_.Scalar)),
@@ -321,11 +350,57 @@ _UNARY = (
     (_unary_float("tanh"), aten.tanh.default, aten.tanh_.default),
     (_unary_float("logistic"), aten.sigmoid.default, aten.sigmoid_.default),
     (_unary_float("erf"), aten.erf.default, aten.erf_.default),
+    (_unary_float("acos"), aten.acos.default, aten.acos_.default),
+    (_unary_float("acosh"), aten.acosh.default, aten.acosh_.default),
+    (_unary_float("asin"), aten.asin.default, aten.asin_.default),
+    (_unary_float("asinh"), aten.asinh.default, aten.asinh_.default),
+    (_unary_float("atanh"), aten.atanh.default, aten.atanh_.default),
+    (_unary_float("cosh"), aten.cosh.default, aten.cosh_.default),
+    (_unary_float("sinh"), aten.sinh.default, aten.sinh_.default),
     (_unary_same("negate"), aten.neg.default, aten.neg_.default),
     (_unary_same("abs"), aten.abs.default, aten.abs_.default),
     (_unary_same("sign"), aten.sign.default, aten.sign_.default),
 )
 for _rule, _functional_overload, _inplace_overload in _UNARY:
+  op(_functional_overload)(_rule)
+  op(_inplace_overload)(inplace_rule(_rule))
+
+
+def atan(x):
+  """atan(x) = atan2(2x, 2): StableHLO has no atan. Not atan2(x, 1): XLA's
+  CPU compiler miscomputes that form for 64 or more elements (measured);
+  doubling is exact, and where 2x overflows atan(x) is pi/2 anyway."""
+  code = code_of(_float_type(x.dtype))
+  v = _ir.convert(xt_of(x), code)
+  two = literal(2, code, v.dims, x.device.index)
+  return wrap(_ir.binary("atan2", _ir.binary("multiply", v, two), two))
+
+
+op(aten.atan.default)(atan)
+op(aten.atan_.default)(inplace_rule(atan))
+
+
+def _scaled_log(scale, name):
+  """log2, log10: the natural log times a constant (1/ln 2, 1/ln 10),
+  computed in f32 for the half types (one rounding at the end, as eager)."""
+
+  def rule(x):
+    code = code_of(_float_type(x.dtype))
+    acc = _ir.F32 if code in (_ir.BF16, _ir.F16) else code
+    v = _ir.unary("log", _ir.convert(xt_of(x), acc))
+    v = _ir.binary("multiply", v, literal(scale, acc, v.dims, x.device.index))
+    return wrap(_ir.convert(v, code))
+
+  rule.__name__ = name
+  return rule
+
+
+for _rule, _functional_overload, _inplace_overload in (
+    (_scaled_log(1 / math.log(2), "log2"), aten.log2.default,
+     aten.log2_.default),
+    (_scaled_log(1 / math.log(10), "log10"), aten.log10.default,
+     aten.log10_.default),
+):
   op(_functional_overload)(_rule)
   op(_inplace_overload)(inplace_rule(_rule))
 

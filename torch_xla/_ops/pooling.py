@@ -18,7 +18,7 @@ Windows are IR window ops, native on every PJRT backend:
 
 Adaptive average pooling with equal windows (output divides input) is a
 window sum too; otherwise it multiplies by the [out, in] averaging matrix
-of each spatial dim (two dots). Adaptive max pooling with equal windows is
+of each spatial dim (a dot per dim). Adaptive max pooling with equal windows is
 the argmax window; otherwise it gathers each window's rows and columns at
 their longest length (short windows repeat their last element, which never
 changes the first maximum).
@@ -334,16 +334,17 @@ def avg_pool3d_backward(grad, x, kernel_size, stride, padding, ceil_mode,
                             divisor_override, 3)
 
 
-def _adaptive_size(x, output_size):
-  size = _pair(output_size, "output_size")
-  if x.dim() not in (3, 4) or any(s == 0 for s in x.shape[-2:]):
+def _adaptive_size(x, output_size, n=2):
+  """The output's n spatial sizes (None: the input's), checked as eager."""
+  size = _tuple(output_size, "output_size", n)
+  if x.dim() not in (n + 1, n + 2) or any(s == 0 for s in x.shape[-n:]):
     raise RuntimeError(
-        f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
-        f"{list(x.shape)}")
+        f"adaptive_avg_pool{n}d(): Expected {n + 1}D or {n + 2}D tensor, but "
+        f"got {list(x.shape)}")
   if any(s is None for s in size):
-    size = [x.shape[-2 + i] if s is None else s for i, s in enumerate(size)]
+    size = [x.shape[-n + i] if s is None else s for i, s in enumerate(size)]
   if any(s < 0 for s in size):
-    raise RuntimeError(f"adaptive_avg_pool2d: elements of output_size must "
+    raise RuntimeError(f"adaptive_avg_pool{n}d: elements of output_size must "
                        f"be greater than or equal to 0 but received {size}")
   return size
 
@@ -372,11 +373,11 @@ def _adaptive_matrix(out, size, code, device):
 
 
 def _adaptive(v, in_size, out_size, device, transpose=False):
-  """Applies the separable averaging matrices over the last two dims of
-  handle v (sizes in_size -> out_size); with `transpose`, their transposes
-  (the backward, where in_size is the forward's output size)."""
-  nlead = len(v.dims) - 2
-  for axis in (0, 1):
+  """Applies the separable averaging matrices over the last len(in_size)
+  dims of handle v (sizes in_size -> out_size); with `transpose`, their
+  transposes (the backward, where in_size is the forward's output size)."""
+  nlead = len(v.dims) - len(in_size)
+  for axis in range(len(in_size)):
     if transpose:
       m = _adaptive_matrix(in_size[axis], out_size[axis], v.dtype, device)
     else:
@@ -400,16 +401,25 @@ def _adaptive(v, in_size, out_size, device, transpose=False):
 
 @op(aten._adaptive_avg_pool2d.default)
 def adaptive_avg_pool2d(x, output_size):
-  out = _adaptive_size(x, output_size)
+  return _adaptive_avg_pool(x, output_size, 2)
+
+
+@op(aten._adaptive_avg_pool3d.default)
+def adaptive_avg_pool3d(x, output_size):
+  return _adaptive_avg_pool(x, output_size, 3)
+
+
+def _adaptive_avg_pool(x, output_size, n):
+  out = _adaptive_size(x, output_size, n)
   v = xt_of(x)
   code = v.dtype
   if code not in _ir.FLOAT_CODES:
     raise NotImplementedError(
-        f"\"adaptive_avg_pool2d_cpu\" not implemented for "
+        f"\"adaptive_avg_pool{n}d_cpu\" not implemented for "
         f"'{_dtypes.scalar_type_name(x.dtype)}'")
   device = x.device.index
-  size = list(x.shape[-2:])
-  lead = v.dims[:-2]
+  size = list(x.shape[-n:])
+  lead = v.dims[:-n]
   acc = _accumulation(code)
   v = _ir.convert(v, acc)
   if all(s % o == 0 for s, o in zip(size, out) if o):
@@ -419,30 +429,41 @@ def adaptive_avg_pool2d(x, output_size):
     k = [s // o for s, o in zip(size, out)]
     ones = [1] * len(lead)
     v = _ir.reduce_window([v], "sum", window=ones + k, strides=ones + k)[0]
-    v = _ir.binary("divide", v, literal(k[0] * k[1], acc, v.dims, device))
+    v = _ir.binary("divide", v, literal(math.prod(k), acc, v.dims, device))
     return wrap(_ir.convert(v, code))
   return wrap(_ir.convert(_adaptive(v, size, out, device), code))
 
 
 @op(aten._adaptive_avg_pool2d_backward.default)
 def adaptive_avg_pool2d_backward(grad, x):
-  check_same_device("adaptive_avg_pool2d_backward", grad, x)
+  return _adaptive_avg_pool_backward(grad, x, 2)
+
+
+@op(aten._adaptive_avg_pool3d_backward.default)
+def adaptive_avg_pool3d_backward(grad, x):
+  return _adaptive_avg_pool_backward(grad, x, 3)
+
+
+def _adaptive_avg_pool_backward(grad, x, n):
+  check_same_device(f"adaptive_avg_pool{n}d_backward", grad, x)
   g = xt_of(grad)
   code = g.dtype
   acc = _accumulation(code)
   device = x.device.index
-  size = list(x.shape[-2:])
-  out = g.dims[-2:]
-  lead = g.dims[:-2]
+  size = list(x.shape[-n:])
+  out = g.dims[-n:]
+  lead = g.dims[:-n]
   g = _ir.convert(g, acc)
   if 0 in out:
     return wrap(literal(0, code, list(x.shape), device))
   if all(s % o == 0 for s, o in zip(size, out)):
     k = [s // o for s, o in zip(size, out)]
-    n = len(lead)
-    g = _ir.binary("divide", g, literal(k[0] * k[1], acc, g.dims, device))
-    g = _ir.broadcast_in_dim(g, lead + [out[0], k[0], out[1], k[1]],
-                             list(range(n)) + [n, n + 2])
+    nl = len(lead)
+    g = _ir.binary("divide", g, literal(math.prod(k), acc, g.dims, device))
+    # Each output element spread over its window: [.., o0, k0, o1, k1, ..].
+    g = _ir.broadcast_in_dim(
+        g, lead + [d for o, kk in zip(out, k) for d in (o, kk)],
+        list(range(nl)) + [nl + 2 * i for i in range(n)])
     return wrap(_ir.convert(_ir.reshape(g, list(x.shape)), code))
   return wrap(_ir.convert(_adaptive(g, out, size, device, transpose=True),
                           code))

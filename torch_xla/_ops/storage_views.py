@@ -1,6 +1,7 @@
 """Views that address the root's storage rather than reshape, permute or
 slice it: diagonal, as_strided and view(dtype); and the in-place view ops
-(x.unsqueeze_(0), x.t_()), where x itself becomes the view.
+(x.unsqueeze_(0), x.t_()), where x itself becomes the view; resize_ to the
+same shape.
 
 The view machinery (forward/inverse pairs, strides, write-back) is
 described in views.py; these rules use its helpers.
@@ -217,3 +218,18 @@ for _func, _functional in (
     (aten.as_strided_.default, as_strided),
 ):
   op(_func)(_inplace_view(_func, _functional))
+
+
+@op(aten.resize_.default)
+def resize_(x, size, memory_format=None):
+  """x.resize_(size): a no-op when the shape is x's own (how exported and
+  traced programs use it). Changing the shape would change the storage of
+  an 'xla' tensor, whose value is an immutable device buffer or IR:
+  unsupported, with an error that says what to use instead."""
+  size = [int(s) for s in size]
+  if size == list(x.shape):
+    return x
+  raise NotImplementedError(
+      f"aten::resize_ of an 'xla' tensor ({x.dtype}, shape "
+      f"{list(x.shape)}) to {size}: 'xla' tensors cannot change their shape "
+      f"in place; use x.new_empty({size}) (or reshape / slicing) instead")

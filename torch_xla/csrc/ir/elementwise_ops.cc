@@ -34,6 +34,16 @@ constexpr ElementwiseOp kRows[] = {
     // CHLO: XLA's MLIR import legalizes it (chlo-legalize-to-high-level-mhlo)
     // to its own accurate per-type Erf expansion.
     {OpKind::kErf, 1, C::kFloat, false, "chlo.erf"},
+    // Inverse trigonometric and hyperbolic functions: StableHLO has none
+    // (atan is atan2(x, 1)); CHLO's, which XLA legalizes to accurate
+    // expansions (the ops JAX emits for jnp.arcsin etc.).
+    {OpKind::kAcos, 1, C::kFloat, false, "chlo.acos"},
+    {OpKind::kAcosh, 1, C::kFloat, false, "chlo.acosh"},
+    {OpKind::kAsin, 1, C::kFloat, false, "chlo.asin"},
+    {OpKind::kAsinh, 1, C::kFloat, false, "chlo.asinh"},
+    {OpKind::kAtanh, 1, C::kFloat, false, "chlo.atanh"},
+    {OpKind::kCosh, 1, C::kFloat, false, "chlo.cosh"},
+    {OpKind::kSinh, 1, C::kFloat, false, "chlo.sinh"},
     // Binary.
     {OpKind::kAdd, 2, C::kAny, false, "stablehlo.add"},
     {OpKind::kSubtract, 2, C::kNumeric, false, "stablehlo.subtract"},

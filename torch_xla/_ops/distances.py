@@ -1,0 +1,117 @@
+"""Pairwise distances: cdist and pdist (aten._cdist_forward,
+aten._pdist_forward) and their backwards.
+
+Both are the p-norm of the difference of every pair of rows, computed from
+the broadcast difference [..., P, R, M] (not eager's matrix-product form of
+the Euclidean case, which cancels badly when rows are close: this one is
+exact up to the norm's rounding). pdist keeps the pairs i < j of its single
+input's cdist, in row-major order, with one gather. The backwards are the
+p-norm's gradient with eager's conventions (0 where a distance is 0).
+"""
+
+import math
+
+import torch
+
+from torch_xla._ops.registry import aten, op
+
+
+def _norm(diff, p):
+  """The p-norm over the last dim of `diff`, eager's cases."""
+  if p == 0:
+    return (diff != 0).to(diff.dtype).sum(-1)
+  if p == math.inf:
+    return diff.abs().amax(-1)
+  if p == 1:
+    return diff.abs().sum(-1)
+  if p == 2:
+    return diff.mul(diff).sum(-1).sqrt()
+  return diff.abs().pow(p).sum(-1).pow(1.0 / p)
+
+
+def _check_cdist(x1, x2, p):
+  if x1.dim() < 2 or x2.dim() < 2:
+    raise RuntimeError(
+        f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D, X2 "
+        f"got: {x2.dim()}D")
+  if x1.shape[-1] != x2.shape[-1]:
+    raise RuntimeError(
+        f"X1 and X2 must have the same number of columns. X1: "
+        f"{x1.shape[-1]} X2: {x2.shape[-1]}")
+  if not x1.dtype.is_floating_point:
+    raise RuntimeError(
+        f"cdist only supports floating-point dtypes, X1 got: {x1.dtype}")
+  if p < 0:
+    raise RuntimeError(
+        f"cdist only supports non-negative p values, got {p}")
+
+
+def _cdist(x1, x2, p):
+  return _norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p)
+
+
+@op(aten._cdist_forward.default)
+def cdist_forward(x1, x2, p, compute_mode=None):
+  _check_cdist(x1, x2, p)
+  return _cdist(x1, x2, p)
+
+
+@op(aten._cdist_backward.default)
+def cdist_backward(grad, x1, x2, p, cdist):
+  """d/dx1 of sum(grad * cdist): each pair's norm gradient weighted by its
+  grad, summed over x2's rows; 0 where a distance is 0 (eager's
+  convention)."""
+  if p == 0:
+    return torch.zeros_like(x1)
+  diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+  dist = cdist.unsqueeze(-1)
+  zero = torch.zeros_like(diff)
+  if p == 1:
+    term = diff.sign()
+  elif p == 2:
+    term = diff / dist
+  elif p == math.inf:
+    term = diff.sign() * (diff.abs() == dist).to(diff.dtype)
+  else:
+    term = diff.sign() * diff.abs().pow(p - 1) / dist.pow(p - 1)
+    term = torch.where(diff == 0, zero, term)
+  term = torch.where(dist == 0, zero, term)
+  return (grad.unsqueeze(-1) * term).sum(-2).sum_to_size(x1.shape)
+
+
+def _upper_pairs(n, device):
+  """Flat indices i * n + j of the pairs i < j, row-major (a host constant
+  of the shape only)."""
+  rows, cols = torch.triu_indices(n, n, 1)
+  return (rows * n + cols).to(device)
+
+
+@op(aten._pdist_forward.default)
+def pdist_forward(x, p=2):
+  if x.dim() != 2:
+    raise RuntimeError(
+        f"pdist only supports 2D tensors, got: {x.dim()}D")
+  if not x.dtype.is_floating_point:
+    raise RuntimeError(
+        f"pdist only supports floating-point dtypes")
+  if p < 0:
+    raise RuntimeError("pdist only supports non-negative p values")
+  n = x.shape[0]
+  if n < 2:
+    return x.new_zeros([0])
+  full = _cdist(x, x, p).reshape(-1)
+  return full[_upper_pairs(n, x.device)]
+
+
+@op(aten._pdist_backward.default)
+def pdist_backward(grad, x, p, pdist):
+  """cdist's backward of x against itself, with the pair gradients spread
+  into a symmetric [n, n] matrix (each pair moves both its rows)."""
+  n = x.shape[0]
+  if n < 2:
+    return torch.zeros_like(x)
+  pairs = _upper_pairs(n, x.device)
+  full = x.new_zeros([n * n])
+  full = full.index_put((pairs,), grad).reshape(n, n)
+  dist = x.new_zeros([n * n]).index_put((pairs,), pdist).reshape(n, n)
+  return cdist_backward(full + full.t(), x, x, p, dist + dist.t())
