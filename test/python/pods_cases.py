@@ -162,6 +162,21 @@ def global_batch(step, batch=8):
   return x, y
 
 
+def single_process_reference(steps=3):
+  """Losses and fc1 weight of eager CPU training on the whole batch."""
+  model = tiny_model()
+  opt = torch.optim.SGD(model.parameters(), lr=0.1)
+  losses = []
+  for step in range(steps):
+    x, y = global_batch(step)
+    opt.zero_grad()
+    loss = torch.nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    opt.step()
+    losses.append(loss.item())
+  return losses, model.fc1.weight.detach()
+
+
 def dp_train(index, outdir, steps=3):
   """Data parallel: each replica takes its slice of the global batch;
   xm.optimizer_step averages the gradients."""
@@ -190,11 +205,60 @@ def dp_train(index, outdir, steps=3):
   })
 
 
+def ddp(index, outdir, steps=3):
+  """torch.distributed over 'xla': dist collectives, then DDP training on
+  each replica's slice of the global batch."""
+  import torch.distributed as dist
+  import torch_xla.distributed.xla_backend  # noqa: F401  (registers 'xla')
+  from torch.nn.parallel import DistributedDataParallel as DDP
+
+  dist.init_process_group("xla", init_method="xla://")
+  world, me = dist.get_world_size(), dist.get_rank()
+  if (world, me) != (xr.world_size(), xr.global_ordinal()):
+    raise AssertionError(f"rank {me} / world {world} differ from xr's")
+  dev = torch_xla.device()
+  inputs = [_input(r) for r in range(world)]
+  t = inputs[me].to(dev)
+  dist.all_reduce(t)
+  _check("dist.all_reduce", t, torch.stack(inputs).sum(0))
+  t = inputs[me].to(dev)
+  dist.all_reduce(t, op=dist.ReduceOp.MAX)
+  _check("dist.all_reduce max", t, torch.stack(inputs).max(0).values)
+  outs = [torch.zeros(2, 4, device=dev) for _ in range(world)]
+  dist.all_gather(outs, inputs[me].to(dev))
+  for r in range(world):
+    _check(f"dist.all_gather[{r}]", outs[r], inputs[r])
+  b = inputs[me].to(dev)
+  dist.broadcast(b, src=1)
+  _check("dist.broadcast", b, inputs[1])
+  dist.barrier()
+
+  model = DDP(tiny_model().to(dev), gradient_as_bucket_view=True)
+  opt = torch.optim.SGD(model.parameters(), lr=0.1)
+  losses = []
+  for step in range(steps):
+    x, y = global_batch(step)
+    per = x.shape[0] // world
+    xs, ys = x[me * per:(me + 1) * per].to(dev), y[me * per:(me + 1) * per].to(dev)
+    opt.zero_grad()
+    loss = torch.nn.functional.mse_loss(model(xs), ys)
+    loss.backward()
+    opt.step()
+    torch_xla.sync()
+    losses.append(xm.mesh_reduce("loss", loss.item(), lambda v: sum(v) / len(v)))
+  _write(outdir, "ddp", index, {
+      "losses": losses,
+      "weight": model.module.fc1.weight.detach().cpu().tolist(),
+  })
+  dist.destroy_process_group()
+
+
 def pods(index, outdir):
   """One launch, several checks: it saves the interpreter start-ups."""
   ordinals(index, outdir)
   collectives(index, outdir)
   dp_train(index, outdir)
+  ddp(index, outdir)
 
 
 def raises(index, outdir):
@@ -233,8 +297,8 @@ def unreachable(index, outdir):
   _write(outdir, "unreachable", index, {"error": message})
 
 
-CASES = {f.__name__: f for f in (ordinals, collectives, dp_train, pods, raises,
-                                 killed, unreachable)}
+CASES = {f.__name__: f for f in (ordinals, collectives, dp_train, ddp, pods,
+                                 raises, killed, unreachable)}
 
 if __name__ == "__main__":
   case, outdir = sys.argv[1], sys.argv[2]

@@ -80,3 +80,19 @@ def results(outdir, case, count):
     with open(os.path.join(outdir, f"{case}_{i}.json")) as f:
       out.append(json.load(f))
   return out
+
+
+_shared = {}
+
+
+def four_worker_launch(tmp_path_factory):
+  """One launch of 4 workers x 1 CPU device running the 'pods' case
+  (ordinals, collectives, data parallel, torch.distributed + DDP), shared
+  by every test module of the session: interpreter start-ups dominate."""
+  if "pods" not in _shared:
+    outdir = tmp_path_factory.mktemp("pods")
+    run = launch("pods", outdir, 4)
+    _shared["pods"] = (outdir, run)
+  outdir, run = _shared["pods"]
+  assert run.returncode == 0, run.stderr[-4000:]
+  return outdir

@@ -11,19 +11,14 @@ import torch_xla.core.xla_model as xm
 import torch_xla.runtime as xr
 
 import pods_cases
-from pods_util import launch, results
+from pods_util import four_worker_launch, results
 
 WORKERS = 4
 
 
 @pytest.fixture(scope="module")
 def four_workers(tmp_path_factory):
-  """One launch of 4 workers running the ordinals, collectives and
-  data-parallel cases (interpreter start-ups dominate: share them)."""
-  outdir = tmp_path_factory.mktemp("pods")
-  run = launch("pods", outdir, WORKERS)
-  assert run.returncode == 0, run.stderr[-4000:]
-  return outdir
+  return four_worker_launch(tmp_path_factory)
 
 
 def test_ordinals_4x1(four_workers):
@@ -48,24 +43,10 @@ def test_collectives_exact_4x1(four_workers):
   assert all(r["ok"] for r in results(four_workers, "collectives", WORKERS))
 
 
-def _single_process_reference(steps=3):
-  model = pods_cases.tiny_model()
-  opt = torch.optim.SGD(model.parameters(), lr=0.1)
-  losses = []
-  for step in range(steps):
-    x, y = pods_cases.global_batch(step)
-    opt.zero_grad()
-    loss = torch.nn.functional.mse_loss(model(x), y)
-    loss.backward()
-    opt.step()
-    losses.append(loss.item())
-  return losses, model.fc1.weight.detach()
-
-
 def test_data_parallel_matches_one_process(four_workers):
   """xm.optimizer_step averages the gradients: 4 replicas on quarter
   batches train as one process on the whole batch."""
-  want_losses, want_weight = _single_process_reference()
+  want_losses, want_weight = pods_cases.single_process_reference()
   for r in results(four_workers, "dp_train", WORKERS):
     assert r["losses"] == pytest.approx(want_losses, rel=1e-6)
     torch.testing.assert_close(torch.tensor(r["weight"]), want_weight,

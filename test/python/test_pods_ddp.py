@@ -1,0 +1,50 @@
+"""torch.distributed's 'xla' backend over 4 processes x 1 CPU device:
+init_process_group('xla', init_method='xla://'), dist.all_reduce /
+all_gather / broadcast / barrier on 'xla' tensors (each worker checks exact
+values), and DistributedDataParallel(gradient_as_bucket_view=True) training
+as one process on the whole batch."""
+
+import pytest
+import torch
+
+import torch_xla
+import torch.distributed as dist
+
+from pods_util import four_worker_launch, results
+import pods_cases
+
+WORKERS = 4
+
+
+@pytest.fixture(scope="module")
+def four_workers(tmp_path_factory):
+  return four_worker_launch(tmp_path_factory)
+
+
+def test_ddp_trains_as_one_process(four_workers):
+  want_losses, want_weight = pods_cases.single_process_reference()
+  seen = results(four_workers, "ddp", WORKERS)
+  for r in seen:
+    assert r["losses"] == pytest.approx(want_losses, rel=1e-6)
+    torch.testing.assert_close(torch.tensor(r["weight"]), want_weight,
+                               rtol=1e-6, atol=1e-6)
+
+
+def test_xla_backend_registers_in_one_process():
+  import torch_xla.distributed.xla_backend  # noqa: F401
+
+  assert "xla" in dist.Backend.backend_list
+  dev = torch_xla.device()
+  dist.init_process_group("xla", init_method="xla://")
+  try:
+    assert dist.get_world_size() == 1 and dist.get_rank() == 0
+    assert dist.get_backend() == "xla"
+    t = torch.arange(4.0, device=dev)
+    dist.all_reduce(t, op=dist.ReduceOp.AVG)
+    assert t.cpu().tolist() == [0.0, 1.0, 2.0, 3.0]
+    outs = [torch.zeros(4, device=dev)]
+    dist.all_gather(outs, t)
+    assert outs[0].cpu().tolist() == [0.0, 1.0, 2.0, 3.0]
+    dist.barrier()
+  finally:
+    dist.destroy_process_group()

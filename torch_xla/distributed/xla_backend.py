@@ -1,0 +1,203 @@
+"""The 'xla' backend of torch.distributed (upstream module path:
+torch_xla.distributed.xla_backend).
+
+Importing this module registers the backend and the 'xla://' rendezvous:
+
+  import torch_xla.distributed.xla_backend
+  dist.init_process_group('xla', init_method='xla://')
+
+Design. The process group is a thin adapter: each torch.distributed call
+on 'xla' tensors becomes the xm collective of the same meaning
+(torch_xla/core/collectives.py), over the replicas of the group, so it takes
+the same route (in the step's graph for a world of one; gloo between
+processes on CPU; in-program collectives on accelerators). The returned
+Work is already complete: the results are lazy 'xla' tensors or device
+data, and reading them waits for what they need.
+
+'xla://' joins the job (torch_xla/distributed/_world.py) and hands
+torch.distributed the job's own store, rank = xr.global_ordinal() and world
+size = xr.world_size(), so no second coordinator is needed.
+"""
+
+import datetime
+
+import torch
+import torch.distributed as dist
+from torch._C._distributed_c10d import ProcessGroup
+
+from torch_xla.core import collectives as cc
+
+
+def _done(result):
+  future = torch.futures.Future()
+  future.set_result(result)
+  return torch._C._distributed_c10d._create_work_from_future(future)
+
+
+_REDUCE_TYPES = {
+    dist.ReduceOp.SUM: cc.REDUCE_SUM,
+    dist.ReduceOp.PRODUCT: cc.REDUCE_MUL,
+    dist.ReduceOp.MIN: cc.REDUCE_MIN,
+    dist.ReduceOp.MAX: cc.REDUCE_MAX,
+    dist.ReduceOp.BAND: cc.REDUCE_AND,
+    dist.ReduceOp.BOR: cc.REDUCE_OR,
+}
+
+
+def _reduce_type(op):
+  if op == dist.ReduceOp.AVG:
+    return cc.REDUCE_SUM, True
+  for key, value in _REDUCE_TYPES.items():
+    if op == key:
+      return value, False
+  raise NotImplementedError(f"xla process group: reduce op {op} is not "
+                            f"supported (SUM, AVG, PRODUCT, MIN, MAX, BAND, "
+                            f"BOR are)")
+
+
+class ProcessGroupXla(ProcessGroup):
+  """torch.distributed process group over the job's XLA replicas.
+
+  Args:
+    prefix_store: the store torch.distributed made for the group (kept).
+    rank, size: this replica's rank and the group size.
+    timeout: kept for torch.distributed; the collectives' own timeout is
+      TORCH_XLA_DISTRIBUTED_TIMEOUT.
+  """
+
+  def __init__(self, prefix_store, rank, size, timeout):
+    super().__init__(rank, size)
+    self.prefix_store = prefix_store
+    self.timeout = timeout
+    self._group_name = None
+
+  def getBackendName(self):
+    return "xla"
+
+  def _set_group_name(self, name: str) -> None:
+    self._group_name = name
+
+  @property
+  def group_name(self):
+    return self._group_name
+
+  def _groups(self):
+    """The xm replica groups of this group (None: every replica)."""
+    import torch_xla.runtime as xr
+
+    world = xr.world_size()
+    if self.size() == world:
+      return None
+    raise NotImplementedError(
+        f"xla process group: a group of {self.size()} of the {world} replicas "
+        f"(dist.new_group) is not supported yet; use the default group")
+
+  # Reductions.
+
+  def allreduce(self, tensors, opts=None):
+    op = opts.reduceOp if opts is not None else dist.ReduceOp.SUM
+    reduce_type, average = _reduce_type(op)
+    scale = 1.0 / self.size() if average else 1.0
+    cc.all_reduce(reduce_type, list(tensors), scale=scale,
+                  groups=self._groups())
+    return _done(tensors)
+
+  def allreduce_coalesced(self, tensors, opts=None):
+    return self.allreduce(tensors, opts)
+
+  def reduce_scatter(self, output_tensors, input_tensors_lists, opts=None):
+    op = opts.reduceOp if opts is not None else dist.ReduceOp.SUM
+    reduce_type, average = _reduce_type(op)
+    scale = 1.0 / self.size() if average else 1.0
+    for out, inputs in zip(output_tensors, input_tensors_lists):
+      stacked = torch.cat([t.reshape(1, *t.shape) for t in inputs])
+      piece = cc.reduce_scatter(reduce_type, stacked, scale, 0, self.size(),
+                                groups=self._groups())
+      with torch.no_grad():
+        out.copy_(piece.reshape(out.shape))
+    return _done(output_tensors)
+
+  def _reduce_scatter_base(self, output, input, opts=None):
+    op = opts.reduceOp if opts is not None else dist.ReduceOp.SUM
+    reduce_type, average = _reduce_type(op)
+    scale = 1.0 / self.size() if average else 1.0
+    piece = cc.reduce_scatter(reduce_type, input.reshape(-1), scale, 0,
+                              self.size(), groups=self._groups())
+    with torch.no_grad():
+      output.copy_(piece.reshape(output.shape))
+    return _done([output])
+
+  # Gathers and copies.
+
+  def allgather(self, output_tensors_lists, input_tensors, opts=None):
+    for outputs, value in zip(output_tensors_lists, input_tensors):
+      gathered = cc.all_gather(value.reshape(1, *value.shape), dim=0,
+                               groups=self._groups())
+      with torch.no_grad():
+        for i, out in enumerate(outputs):
+          out.copy_(gathered[i])
+    return _done([t for outs in output_tensors_lists for t in outs])
+
+  def _allgather_base(self, output, input, opts=None):
+    gathered = cc.all_gather(input.reshape(1, *input.shape), dim=0,
+                             groups=self._groups())
+    if gathered.numel() != output.numel():
+      raise ValueError(
+          f"all_gather_into_tensor: output of shape {list(output.shape)} "
+          f"cannot hold {self.size()} inputs of shape {list(input.shape)}")
+    with torch.no_grad():
+      output.copy_(gathered.reshape(output.shape))
+    return _done([output])
+
+  def broadcast(self, tensors, opts=None):
+    root = opts.rootRank if opts is not None else 0
+    cc.collective_broadcast(list(tensors), root_ordinal=root,
+                            groups=self._groups())
+    return _done(tensors)
+
+  def alltoall_base(self, output, input, output_split_sizes,
+                    input_split_sizes, opts=None):
+    if output_split_sizes or input_split_sizes:
+      raise NotImplementedError(
+          "xla process group: all_to_all_single with split sizes is not "
+          "supported (equal splits are)")
+    result = cc.all_to_all(input, 0, 0, self.size(), groups=self._groups())
+    with torch.no_grad():
+      output.copy_(result)
+    return _done([output])
+
+  def barrier(self, opts=None):
+    import torch_xla
+
+    torch_xla.sync()
+    cc.rendezvous("torch_xla.distributed.xla_backend.barrier")
+    return _done([])
+
+
+def _create_xla_process_group(prefix_store, rank, size, timeout):
+  import torch_xla.runtime as xr
+
+  if xr.is_spmd():
+    raise RuntimeError(
+        "the 'xla' process group takes one replica per process; under SPMD "
+        "use a CPU process group ('gloo') for host-side coordination")
+  return ProcessGroupXla(prefix_store, rank, size, timeout)
+
+
+def _xla_rendezvous(url, timeout=datetime.timedelta(minutes=30), **kwargs):
+  """'xla://': the job's store, rank and world size (no second
+  coordinator)."""
+  del url, timeout, kwargs
+  import torch_xla.runtime as xr
+  from torch_xla.distributed import _world
+
+  _world.join()
+  store = _world.store()
+  if store is None:
+    store = dist.HashStore()
+  yield store, xr.global_ordinal(), xr.world_size()
+
+
+dist.Backend.register_backend("xla", _create_xla_process_group,
+                              devices=["xla"])
+dist.register_rendezvous_handler("xla", _xla_rendezvous)
