@@ -8,12 +8,12 @@ friends ask for device counts. `torch_xla` registers this module with
 `torch._register_device_module('xla', ...)` at import, so those paths work
 on 'xla' tensors the way they do on 'cuda' ones.
 
-Random state: 'xla' random ops draw their seeds from the XLA generator
-(xm.get_rng_state / xm.set_rng_state when present, else PyTorch's CPU
-generator); `get_rng_state()` returns that state as a uint8 CPU tensor, as
-`torch.cuda.get_rng_state()` does, and `set_rng_state` restores it. So a
-checkpointed function recomputed in the backward pass draws the same
-dropout mask as its forward pass. One generator serves every 'xla' device.
+Random state: 'xla' random ops draw their seeds from PyTorch's default CPU
+generator (torch_xla/_ops/random_ops.py), which also serves every 'xla'
+device; `get_rng_state()` returns its state as a uint8 CPU tensor, as
+`torch.cuda.get_rng_state()` does, without drawing from it, and
+`set_rng_state` restores it. So a checkpointed function recomputed in the
+backward pass draws the same dropout mask as its forward pass.
 """
 
 import contextlib
@@ -62,29 +62,16 @@ def synchronize(device=None) -> None:
   torch_xla.sync(wait=True)
 
 
-def _xm():
-  from torch_xla.core import xla_model as xm
-  return xm
-
-
 def get_rng_state(device="xla") -> torch.Tensor:
-  """The XLA generator's state as a uint8 CPU tensor."""
+  """The state 'xla' random ops draw their seeds from (a uint8 CPU tensor);
+  reading it draws nothing."""
   del device
-  xm = _xm()
-  if hasattr(xm, "get_rng_state"):
-    seed = int(xm.get_rng_state()) & (2**64 - 1)
-    signed = seed - 2**64 if seed >= 2**63 else seed
-    return torch.tensor([signed], dtype=torch.int64).view(torch.uint8)
   return torch.get_rng_state()
 
 
 def set_rng_state(new_state: torch.Tensor, device="xla") -> None:
   """Restores a state get_rng_state returned."""
   del device
-  xm = _xm()
-  if hasattr(xm, "set_rng_state") and new_state.numel() == 8:
-    xm.set_rng_state(int(new_state.view(torch.int64)[0]) & (2**64 - 1))
-    return
   torch.set_rng_state(new_state)
 
 

@@ -365,3 +365,22 @@ def binary_cross_entropy_backward(grad_output, x, target, weight=None,
       _ir.convert(
           _ir.binary("multiply", grad, _grad_scale(grad_output, reduction,
                                                    v)), code))
+
+
+# torch.ctc_loss with tensor lengths on a tensor subclass takes ATen's
+# composite path, which divides the 'xla' loss by the length tensor as it
+# is (a CPU tensor is allowed there: eager reads the lengths as lists). An
+# AutogradXLA kernel does what eager does: read the lengths as lists and
+# call the list overload (its mean divides by an 'xla' tensor of them).
+_ctc_library = torch.library.Library("aten", "IMPL")
+
+
+def _ctc_loss_tensor_lengths(log_probs, targets, input_lengths,
+                             target_lengths, blank=0, reduction=1,
+                             zero_infinity=False):
+  return torch.ops.aten.ctc_loss.IntList(
+      log_probs, targets, input_lengths.tolist(), target_lengths.tolist(),
+      blank, reduction, zero_infinity)
+
+
+_ctc_library.impl("ctc_loss.Tensor", _ctc_loss_tensor_lengths, "AutogradXLA")
