@@ -25,6 +25,8 @@ the loop index and a base seed that is drawn once per call.
 """
 
 import contextlib
+import functools
+import types
 
 import torch
 
@@ -234,3 +236,96 @@ def outer_grad_leaves(outputs, own, mark: int, what: str):
           f"inside the body from leaf tensors, or detach() it")
     stack.extend(next_node for next_node, _ in node.next_functions)
   return leaves
+
+
+class InPlaceInputError(ValueError, AssertionError):
+  """A traced body wrote in place to a tensor it may only read: one it
+  closes over, or (gradient_accumulation) one of its inputs. The body is
+  traced once and replayed per iteration, so such a write cannot happen
+  per iteration. A ValueError; also an AssertionError, the class upstream
+  torch_xla raises here."""
+
+
+def _watched_tensors(fn):
+  """{id: (name, tensor)} of the 'xla' tensors `fn` can reach by name: its
+  closure cells, the globals its code (and nested code) names, defaults,
+  partial arguments, and the tensors of a module it is bound to."""
+  found = {}
+
+  def add(name, value):
+    if isinstance(value, torch.Tensor) and value.device.type == "xla":
+      found.setdefault(id(value), (name, value))
+    elif isinstance(value, torch.nn.Module):
+      for sub, t in list(value.named_parameters()) + list(
+          value.named_buffers()):
+        add(f"{name}.{sub}", t)
+      for attr, t in vars(value).items():
+        add(f"{name}.{attr}", t)
+    elif isinstance(value, (list, tuple)):
+      for i, v in enumerate(value):
+        add(f"{name}[{i}]", v)
+    elif isinstance(value, dict):
+      for k, v in value.items():
+        add(f"{name}[{k!r}]", v)
+
+  def visit(f, depth=0):
+    if depth > 3 or f is None:
+      return
+    if isinstance(f, functools.partial):
+      for i, a in enumerate(f.args):
+        add(f"partial argument {i}", a)
+      for k, a in f.keywords.items():
+        add(k, a)
+      visit(f.func, depth + 1)
+      return
+    if isinstance(f, types.MethodType):
+      add("self", f.__self__)
+      visit(f.__func__, depth + 1)
+      return
+    if isinstance(f, torch.nn.Module):
+      add(type(f).__name__, f)
+      return
+    code = getattr(f, "__code__", None)
+    if code is None:
+      return
+    for name, cell in zip(code.co_freevars, getattr(f, "__closure__", None) or
+                          ()):
+      try:
+        value = cell.cell_contents
+      except ValueError:  # an empty cell
+        continue
+      add(name, value)
+      if isinstance(value, types.FunctionType):
+        visit(value, depth + 1)
+    for default in getattr(f, "__defaults__", None) or ():
+      add("a default argument", default)
+    scope = getattr(f, "__globals__", {})
+    codes = [code]
+    while codes:
+      c = codes.pop()
+      for name in c.co_names:
+        if name in scope:
+          add(name, scope[name])
+      codes.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+
+  visit(fn)
+  return found
+
+
+@contextlib.contextmanager
+def no_outside_writes(fn, what: str):
+  """Raises InPlaceInputError, naming the tensor, when the block (a trace
+  of `fn`) wrote in place to an 'xla' tensor `fn` reaches from outside
+  (see _watched_tensors)."""
+  watched = _watched_tensors(fn)
+  versions = {key: t._version for key, (_, t) in watched.items()}
+  yield
+  for key, (name, t) in watched.items():
+    if t._version != versions[key]:
+      raise InPlaceInputError(
+          f"{what} wrote in place to `{name}` ({t.dtype} {list(t.shape)}), "
+          f"a tensor from outside the body. The body is traced once, on "
+          f"placeholder (FakeTensor-like) inputs, and replayed per "
+          f"iteration, so a write to an outside tensor cannot happen per "
+          f"iteration. Carry the value instead: pass it in `init` and "
+          f"return its new value as part of the carry")

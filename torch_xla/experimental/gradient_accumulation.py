@@ -203,7 +203,7 @@ def _stage(train_step, iterable_tensors, carried_tensors, params, steps,
 def _check_not_mutated(variables, tensors, what):
   for i, (v, t) in enumerate(zip(variables, tensors)):
     if t._xt.data_id != v.id or t._version != 0:
-      raise ValueError(
+      raise _staging.InPlaceInputError(
           f"train_step modified {what} {i} ({t.dtype} {list(t.shape)}) in "
           f"place; inputs are read-only inside gradient_accumulation: return "
           f"a new value instead (carried tensors: as part of the result)")

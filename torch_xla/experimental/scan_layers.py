@@ -9,7 +9,13 @@ the layer is traced once, so program size and compile time do not grow
 with depth. Gradients reach the stacks and, through `torch.stack`'s
 backward, every original parameter's `.grad`, so any optimizer works
 unchanged. The function passed to `scan` is kept per first layer, so
-`scan`'s cache recognises the same stack on later steps.
+`scan`'s cache recognises the same stack on later steps; for pure layers
+(`is_layer_pure=True`) it is kept in `_ONE_LAYER_CACHE` (upstream's name),
+keyed by `(id(partition_fn), id(first layer))`.
+
+A tuple `input_data` is passed as positional arguments, `layer(*x)`, and
+each layer must return a tuple of the same length (a layer of several
+inputs and outputs); anything else is passed whole, `layer(x)`.
 """
 
 import weakref
@@ -19,6 +25,9 @@ import torch
 from torch_xla.experimental.scan import default_partition, scan
 
 _layer_fns = weakref.WeakKeyDictionary()
+# (id(partition_fn), id(first layer)) -> (weakref to that layer, fn), for
+# is_layer_pure=True (upstream's name). Cleared by .clear().
+_ONE_LAYER_CACHE = {}
 
 
 def scan_layers(layers, input_data, partition_fn=default_partition,
@@ -58,13 +67,27 @@ def scan_layers(layers, input_data, partition_fn=default_partition,
       name: torch.stack([getattr_path(layer, name) for layer in layers])
       for name in expected[1]
   })
-  fn = _layer_fns.get(first)
-  if fn is None:
-    fn = _make_layer_fn(first)
-    _layer_fns[first] = fn
+  fn = _layer_fn(first, partition_fn, is_layer_pure)
   output, _ = scan(fn, input_data, stacked, partition_fn=partition_fn,
                    is_fn_pure=is_layer_pure)
   return output
+
+
+def _layer_fn(first, partition_fn, is_layer_pure):
+  """The function scan runs: the first layer's code on one slice of the
+  stacked weights (kept per layer so scan's caches see the same function)."""
+  if is_layer_pure:
+    key = (id(partition_fn), id(first))
+    entry = _ONE_LAYER_CACHE.get(key)
+    if entry is not None and entry[0]() is first:
+      return entry[1]
+    fn = _make_layer_fn(first)
+    _ONE_LAYER_CACHE[key] = (weakref.ref(first), fn)
+    return fn
+  fn = _layer_fns.get(first)
+  if fn is None:
+    fn = _layer_fns[first] = _make_layer_fn(first)
+  return fn
 
 
 def _make_layer_fn(first):
@@ -73,8 +96,18 @@ def _make_layer_fn(first):
   def one_layer(carry, weights):
     parameters, buffers = weights
     layer = reference()
-    return torch.func.functional_call(layer, {**parameters, **buffers},
-                                      (carry,)), None
+    args = carry if isinstance(carry, tuple) else (carry,)
+    out = torch.func.functional_call(layer, {**parameters, **buffers}, args)
+    if isinstance(carry, tuple) and (not isinstance(out, tuple) or
+                                     len(out) != len(carry)):
+      got = (f"a tuple of {len(out)}" if isinstance(out, tuple) else
+             type(out).__name__)
+      raise ValueError(
+          f"scan_layers: the input is a tuple of {len(carry)} tensors, "
+          f"passed to each layer as {len(carry)} positional arguments, so "
+          f"each layer must return a tuple of {len(carry)} tensors (the "
+          f"next layer's arguments); {type(layer).__name__} returned {got}")
+    return out, None
 
   return one_layer
 
@@ -91,18 +124,20 @@ def _check_like(index, got, expected):
     for name, spec in want.items():
       if name not in have:
         raise ValueError(
-            f"scan_layers: layer {index} has no {kind} '{name}' but layer 0 "
-            f"does; all layers must have the same {kind}s")
+            f"scan_layers: mismatched keys: layer {index} has no {kind} "
+            f"'{name}' but layer 0 does; all layers must have the same "
+            f"{kind}s")
       if have[name] != spec:
         raise ValueError(
-            f"scan_layers: {kind} '{name}' of layer {index} is "
-            f"{have[name][1]} {list(have[name][0])}, but layer 0's is "
+            f"scan_layers: Shape mismatch: {kind} '{name}' of layer {index} "
+            f"is {have[name][1]} {list(have[name][0])}, but layer 0's is "
             f"{spec[1]} {list(spec[0])}; all layers must match")
     for name in have:
       if name not in want:
         raise ValueError(
-            f"scan_layers: layer {index} has a {kind} '{name}' that layer 0 "
-            f"lacks; all layers must have the same {kind}s")
+            f"scan_layers: mismatched keys: layer {index} has a {kind} "
+            f"'{name}' that layer 0 lacks; all layers must have the same "
+            f"{kind}s")
 
 
 def getattr_path(module, name):

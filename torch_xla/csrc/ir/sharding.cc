@@ -1,5 +1,6 @@
 #include "torch_xla/csrc/ir/sharding.h"
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <set>
@@ -85,14 +86,6 @@ absl::Status CheckShardingFits(const Sharding& sharding, const Shape& shape,
           "are only ", num_devices, " devices"));
     }
   }
-  for (int64_t i = 0; i < shape.rank(); ++i) {
-    if (shape.dims[i] % tiles[i] != 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "cannot shard dimension ", i, " of ", shape.ToString(), " into ",
-          tiles[i], " pieces: ", shape.dims[i], " is not divisible by ",
-          tiles[i], ". Pad the tensor or choose a mesh axis that divides it"));
-    }
-  }
   return absl::OkStatus();
 }
 
@@ -100,7 +93,10 @@ Shape ShardShape(const Sharding& sharding, const Shape& shape) {
   if (sharding.is_replicated()) return shape;
   std::vector<int64_t> tiles = sharding.TensorTileDims();
   Shape shard = shape;
-  for (size_t i = 0; i < shard.dims.size(); ++i) shard.dims[i] /= tiles[i];
+  // XLA's tiling: ceil(dim / tiles) per device, the last tiles padded.
+  for (size_t i = 0; i < shard.dims.size(); ++i) {
+    shard.dims[i] = (shard.dims[i] + tiles[i] - 1) / tiles[i];
+  }
   return shard;
 }
 
@@ -125,7 +121,12 @@ std::vector<ShardBox> ShardBoxes(const Sharding& sharding, const Shape& shape,
     }
     ShardBox& box = boxes[sharding.devices[t]];
     for (size_t i = 0; i < shape.dims.size(); ++i) {
-      box.start[i] = coordinate[i] * shard.dims[i];
+      // Uneven tiling: the box stops at the array's end (possibly empty);
+      // the device's buffer is padded to the shard shape.
+      const int64_t start =
+          std::min(coordinate[i] * shard.dims[i], shape.dims[i]);
+      box.start[i] = start;
+      box.size[i] = std::min(shard.dims[i], shape.dims[i] - start);
     }
   }
   return boxes;

@@ -69,16 +69,19 @@ struct ShardBox {
   std::vector<int64_t> size;
 };
 
-// Checks that `sharding` fits `shape` on `num_devices` devices: rank, device
-// ordinals in range, every dimension divisible by its tile count (the
-// runtime holds equal shards). Errors name the dimension.
+// Checks that `sharding` fits `shape` on `num_devices` devices: rank and
+// device ordinals in range. A dimension need not divide by its tile count:
+// as in XLA, every device holds ceil(dim / tiles) and the last tiles are
+// padded.
 absl::Status CheckShardingFits(const Sharding& sharding, const Shape& shape,
                                int64_t num_devices);
 
-// The shape each device holds.
+// The shape each device holds (padded: ceil(dim / tiles) per dimension).
 Shape ShardShape(const Sharding& sharding, const Shape& shape);
 
-// The box of `shape` held by each of `num_devices` devices (by ordinal).
+// The box of `shape` held by each of `num_devices` devices (by ordinal):
+// its real elements, which may be fewer than ShardShape (even none) when a
+// dimension does not divide; they sit at the start of the device's buffer.
 std::vector<ShardBox> ShardBoxes(const Sharding& sharding, const Shape& shape,
                                  int64_t num_devices);
 

@@ -9,6 +9,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "pybind11/pybind11.h"
 #include "pybind11/stl.h"
 #include "torch_xla/csrc/lowering/lowering_context.h"
@@ -16,6 +17,7 @@
 #include "torch_xla/csrc/placeholder/placeholder.h"
 #include "torch_xla/csrc/ir/status_macros.h"
 #include "torch_xla/csrc/python/bindings.h"
+#include "torch_xla/csrc/spmd/spmd_mode.h"
 #include "torch_xla/csrc/python/host_numbers.h"
 #include "torch_xla/csrc/python/status_conversion.h"
 #include "torch_xla/csrc/python/torch_tensor.h"
@@ -224,16 +226,28 @@ void InitLoweringBindings(py::module_& m) {
         &GetEnableBufferDonorAliasing);
   m.def("_get_xla_tensor_debug_info", [](py::handle tensor) {
     XlaTensorPtr t = ToXlaTensor(tensor);
+    const DataPtr& data = t->data();
+    // Under SPMD every tensor but a local shard (one device's buffer, no
+    // sharding) lives on the virtual device, upstream's "SPMD:0".
+    const bool local_shard = data != nullptr &&
+                             data->kind() == DataKind::kDevice &&
+                             data->sharding() == nullptr;
+    const std::string device =
+        spmd::IsSpmd() && !local_shard
+            ? "SPMD:0"
+            : absl::StrCat("xla:", t->device());
     std::string info = absl::StrCat(
         "XLATensor {\nTensorID: ", t->id(), "\nAliasID: ", t->alias_id(),
-        "\nDevice: xla:", t->device(), "\nXLA Shape: ", t->shape().ToString(),
+        "\nDevice: ", device, "\nXLA Shape: ", t->shape().ToString(),
         "\nState: ", TensorStateName(t->state()), "\nIR: ");
     if (t->state() == TensorState::kIrValue) {
       absl::StrAppend(&info, t->ir_value().node->ToString(), "\n");
+    } else if (data != nullptr && data->kind() == DataKind::kDevice) {
+      // What the tensor lowers to in a graph.
+      absl::StrAppend(&info, t->shape().ToString(), " xla::device_data()\n");
     } else {
       absl::StrAppend(&info, "None\n");
     }
-    const DataPtr& data = t->data();
     absl::StrAppend(&info, "XLAData: ");
     if (data != nullptr && data->kind() == DataKind::kDevice &&
         data->sharding() != nullptr) {
@@ -249,11 +263,13 @@ void InitLoweringBindings(py::module_& m) {
     } else {
       absl::StrAppend(&info, "None\n");
     }
-    absl::StrAppend(&info, "Tensor on host: ",
-                    data != nullptr && data->kind() == DataKind::kHost
-                        ? "with data"
-                        : "None",
-                    "\n");
+    absl::StrAppend(&info, "Tensor on host: ");
+    if (data != nullptr && data->kind() == DataKind::kHost) {
+      absl::StrAppend(&info, "with size [",
+                      absl::StrJoin(data->shape().dims, ", "), "]\n");
+    } else {
+      absl::StrAppend(&info, "None\n");
+    }
     if (ShardingPtr sharding = t->sharding(); sharding != nullptr &&
         (data == nullptr || data->kind() != DataKind::kDevice)) {
       absl::StrAppend(&info, "Sharding: ", sharding->ToString(), "\n");

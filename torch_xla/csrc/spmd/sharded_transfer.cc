@@ -33,6 +33,16 @@ int64_t ContiguousBoxOffset(const Shape& shape, const ShardBox& box) {
   return offset * DTypeByteSize(shape.dtype);
 }
 
+// Whether the box fills the whole shard (no padding).
+bool FillsShard(const ShardBox& box, const Shape& shard_shape) {
+  return box.size == shard_shape.dims;
+}
+
+// The box at the start of a shard-shaped buffer (where its elements go).
+ShardBox AtShardStart(const ShardBox& box) {
+  return ShardBox{std::vector<int64_t>(box.size.size(), 0), box.size};
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<runtime::BufferPtr>> TransferShards(
@@ -45,7 +55,15 @@ absl::StatusOr<std::vector<runtime::BufferPtr>> TransferShards(
   for (int64_t d = 0; d < num_devices; ++d) {
     std::vector<uint8_t> shard;
     const uint8_t* bytes = dense;
-    if (!sharding.is_replicated()) {
+    if (!sharding.is_replicated() && !FillsShard(boxes[d], shard_shape)) {
+      // Uneven tiling: the device's elements, then zeros up to the shard
+      // shape.
+      std::vector<uint8_t> real = ExtractBox(dense, shape, boxes[d]);
+      shard.assign(shard_shape.byte_size(), 0);
+      InsertBox(shard.data(), shard_shape, AtShardStart(boxes[d]),
+                real.data());
+      bytes = shard.data();
+    } else if (!sharding.is_replicated()) {
       int64_t offset = ContiguousBoxOffset(shape, boxes[d]);
       if (offset >= 0) {
         bytes = dense + offset;  // a run of whole rows: no copy
@@ -77,6 +95,15 @@ absl::Status GatherShards(runtime::Client* client,
   std::vector<uint8_t> shard(shard_shape.byte_size());
   for (size_t d = 0; d < buffers.size(); ++d) {
     if (!copied.insert(boxes[d].start).second) continue;
+    if (!FillsShard(boxes[d], shard_shape)) {  // padded: strip the padding
+      absl::Status status = client->TransferFromDevice(
+          *buffers[d], shard.data(), static_cast<int64_t>(shard.size()));
+      if (!status.ok()) return status;
+      std::vector<uint8_t> real =
+          ExtractBox(shard.data(), shard_shape, AtShardStart(boxes[d]));
+      InsertBox(dst, shape, boxes[d], real.data());
+      continue;
+    }
     const int64_t offset = ContiguousBoxOffset(shape, boxes[d]);
     if (offset >= 0) {  // whole rows: straight into place
       absl::Status status = client->TransferFromDevice(

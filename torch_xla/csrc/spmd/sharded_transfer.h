@@ -3,7 +3,9 @@
 
 // Moving a dense host array to one buffer per device and back. Each device
 // receives only its shard (a replicated sharding sends every device the
-// whole array); reading back copies each distinct shard once. Buffers are
+// whole array), padded with zeros to the shard shape when a dimension does
+// not divide evenly (XLA's tiling); reading back copies each distinct shard
+// once and drops the padding. Buffers are
 // returned, and read, in device-ordinal order.
 
 #include <cstdint>

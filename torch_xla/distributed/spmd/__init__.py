@@ -6,12 +6,14 @@ See docs/spmd.md: one program over all devices, tensors on a virtual device
 
 from torch_xla.distributed.spmd.xla_sharded_tensor import XLAShard, XLAShardedTensor
 from torch_xla.distributed.spmd.xla_sharding import (
-    Mesh, ShardingSpec, ShardingType, clear_sharding, get_1d_mesh,
+    Mesh, ShardingSpec, ShardingType, apply_xla_patch_to_nn_linear,
+    clear_sharding, get_1d_mesh,
     get_global_mesh, mark_sharding, mark_sharding_with_gradients,
     set_global_mesh)
 
 __all__ = [
     "Mesh", "ShardingSpec", "ShardingType", "XLAShard", "XLAShardedTensor",
+    "apply_xla_patch_to_nn_linear",
     "clear_sharding", "get_1d_mesh", "get_global_mesh", "mark_sharding",
     "mark_sharding_with_gradients", "set_global_mesh"
 ]

@@ -17,15 +17,21 @@ from torch_xla import _XLAC, _tensor
 @dataclass
 class XLAShard:
   """Device `device`'s part of a sharded tensor: `data` (an 'xla' tensor on
-  that device) holds `indices` (one slice per dimension) of the global
-  tensor."""
+  that device, of the shard shape) holds `indices` (one slice per
+  dimension) of the global tensor at its start; when a dimension does not
+  divide evenly the rest of `data` is padding (see unpadded_data)."""
   data: torch.Tensor
   indices: Tuple[slice, ...]
   device: str
 
   @property
   def unpadded_data(self) -> torch.Tensor:
-    return self.data
+    """`data` without the padding an uneven tiling adds at the end of the
+    last shards (the elements `indices` names)."""
+    sizes = [max(0, i.stop - i.start) for i in self.indices]
+    if list(self.data.shape) == sizes:
+      return self.data
+    return self.data[tuple(slice(0, n) for n in sizes)]
 
 
 class XLAShardedTensor:

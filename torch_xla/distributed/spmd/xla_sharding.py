@@ -11,6 +11,7 @@ the partitioner, a placeholder records it.
 
 import enum
 import math
+import types
 from typing import Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -241,3 +242,33 @@ class ShardingSpec:
 
   def __repr__(self):
     return f"ShardingSpec({self.mesh!r}, {self.partition_spec})"
+
+
+def _einsum_linear(module, input):
+  """nn.Linear's forward as one einsum over the leading dimensions (no
+  flattening to 2-d, so shardings of those dimensions survive)."""
+  out = torch.einsum("...n,mn->...m", input, module.weight)
+  if module.bias is not None:
+    out = out + module.bias
+  return out
+
+
+def apply_xla_patch_to_nn_linear(module: torch.nn.Module) -> torch.nn.Module:
+  """Makes every nn.Linear in `module` (itself included) compute its matrix
+  product as an einsum over the input's leading dimensions instead of
+  flattening them to one, so sharding annotations on those dimensions
+  propagate through the layer. Values and gradients are unchanged.
+
+  Args:
+    module: the model; patched in place.
+
+  Returns:
+    `module`.
+
+  Example:
+    model = apply_xla_patch_to_nn_linear(model)
+  """
+  for sub in module.modules():
+    if isinstance(sub, torch.nn.Linear):
+      sub.forward = types.MethodType(_einsum_linear, sub)
+  return module
