@@ -98,8 +98,7 @@ class _Region:
                        f"positive int, got {max_different_graphs!r}")
     self.fn = fn
     self.full_graph = bool(full_graph)
-    self.label = (name or getattr(fn, "__qualname__", None) or
-                  getattr(fn, "__name__", None) or
+    self.label = (name or getattr(fn, "__name__", None) or
                   (type(fn).__name__ if fn is not None else None))
     self.name = name or getattr(fn, "__name__", None) or ""
     self.max_graphs = max_different_graphs
