@@ -95,7 +95,9 @@ def assume_pure(fn, *, add_rng_seed_argument=False):
   """
   if not callable(fn):
     raise TypeError(f"assume_pure: `fn` must be callable, got {fn!r}")
-  target = _Target(fn)
+  # One target per module (the layout cache outlives the wrapper: code
+  # that wraps a layer on every step pays for it once).
+  target = _target_of(fn) if isinstance(fn, torch.nn.Module) else _Target(fn)
 
   if add_rng_seed_argument:
 
@@ -157,6 +159,7 @@ class _Target:
     self.bound, self.keywords = tuple(bound), keywords
     self.module = None
     self.closure_modules, self.closure_tensors = [], []
+    self._cached, self._version = None, 0
     if isinstance(fn, torch.nn.Module):
       self.module = fn
       self.key = ("module", id(fn))
@@ -186,29 +189,67 @@ class _Target:
     if self.bound or self.keywords:
       self.key = (self.key, len(self.bound), tuple(sorted(self.keywords)))
 
+  def _modules(self):
+    return ([self.module] if self.module is not None else []) + \
+        self.closure_modules
+
+  def _layout(self):
+    """The modules' tensor slots, cached and checked on every call: a
+    slot per (module, parameter or buffer name), tied ones included, each
+    naming its unique tensor; the submodules and their plain attributes
+    (see state())."""
+    layout = self._cached
+    if layout is not None and _layout_token(layout[0]) == layout[1]:
+      return layout
+    modules, seen = [], set()
+    for top in self._modules():
+      for m in top.modules():
+        if id(m) not in seen:
+          seen.add(id(m))
+          modules.append(m)
+    slots, unique, index = [], [], {}
+    for top in self._modules():
+      named = (
+          [("_parameters", n, t) for n, t in top.named_parameters(
+              remove_duplicate=False)] +
+          [("_buffers", n, t) for n, t in top.named_buffers(
+              remove_duplicate=False)])
+      for kind, name, tensor in named:
+        owner, leaf = _owner_of(top, name)
+        if id(tensor) not in index:
+          index[id(tensor)] = len(unique)
+          unique.append((getattr(owner, kind), leaf))
+        slots.append((getattr(owner, kind), leaf, index[id(tensor)]))
+    plain = [(m.__dict__, tuple(k for k, v in m.__dict__.items()
+                                if type(v) in _PLAIN and k[0] != "_"))
+             for m in modules]
+    self._version += 1
+    layout = (modules, _layout_token(modules), slots, unique, plain,
+              self._version)
+    self._cached = layout
+    return layout
+
   def extra_inputs(self):
     """Tensors read on every call besides the arguments: parameters and
-    buffers of the module(s), then closure tensors."""
+    buffers of the module(s) (each tied tensor once), then closure
+    tensors."""
     out = []
-    modules = [self.module] if self.module is not None else []
-    for m in modules + self.closure_modules:
-      out.extend(m.parameters())
-      out.extend(m.buffers())
-    out.extend(cell.cell_contents for cell in self.closure_tensors)
+    if self.module is not None or self.closure_modules:
+      out = [table[leaf] for table, leaf in self._layout()[3]]
+    if self.closure_tensors:
+      out.extend(cell.cell_contents for cell in self.closure_tensors)
     return out
 
   def state(self):
-    """The modules' Python state a trace bakes in: each submodule's
-    `training` flag and its public attributes that are numbers, strings
-    or None (a changed `eps` or `model.eval()` traces again)."""
-    modules = [self.module] if self.module is not None else []
-    modules += self.closure_modules
-    if not modules:
+    """The modules' Python state a trace bakes in: the layout's version,
+    each submodule's `training` flag and its public attributes that are
+    numbers, strings or None (a changed `eps` or `model.eval()` traces
+    again)."""
+    if self.module is None and not self.closure_modules:
       return None
-    return tuple(
-        tuple(v for k, v in m.__dict__.items()
-              if type(v) in _PLAIN and k[0] != "_")
-        for top in modules for m in top.modules())
+    layout = self._cached or self._layout()  # extra_inputs() checked it
+    return (layout[5],) + tuple(
+        tuple([d.get(k) for k in names]) for d, names in layout[4])
 
   def call(self, extra, args, kwargs):
     """Runs fn with `extra` (tensors standing for extra_inputs()) in
@@ -216,25 +257,19 @@ class _Target:
     if self.bound or self.keywords:
       args = self.bound + tuple(args)
       kwargs = {**self.keywords, **kwargs}
-    modules = [self.module] if self.module is not None else []
-    modules += self.closure_modules
-    if not modules and not self.closure_tensors:
+    if self.module is None and not self.closure_modules and \
+        not self.closure_tensors:
       return self.fn(*args, **kwargs)
-    extra = iter(extra)
     saved = []
     try:
-      for m in modules:
-        # Same order as extra_inputs(): parameters, then buffers.
-        names = ([("_parameters", n) for n, _ in m.named_parameters()] +
-                 [("_buffers", n) for n, _ in m.named_buffers()])
-        for kind, name in names:
-          owner, leaf = _owner_of(m, name)
-          table = getattr(owner, kind)
+      if self.module is not None or self.closure_modules:
+        for table, leaf, i in self._layout()[2]:
           saved.append((table, leaf, table[leaf]))
-          table[leaf] = next(extra)
-      for cell in self.closure_tensors:
+          table[leaf] = extra[i]
+      start = len(self._layout()[3]) if saved else 0
+      for cell, value in zip(self.closure_tensors, extra[start:]):
         saved.append((cell, None, cell.cell_contents))
-        cell.cell_contents = next(extra)
+        cell.cell_contents = value
       if self.module is not None:
         return self.module(*args, **kwargs)
       return self.fn(*args, **kwargs)
@@ -244,6 +279,13 @@ class _Target:
           table.cell_contents = value
         else:
           table[leaf] = value
+
+
+def _layout_token(modules):
+  """Changes when a module gains or loses a parameter, buffer or
+  submodule, or a submodule is replaced."""
+  return tuple((len(m._parameters), len(m._buffers),
+                tuple(map(id, m._modules.values()))) for m in modules)
 
 
 def _owner_of(module, dotted):
@@ -393,9 +435,10 @@ class _PureCall(torch.autograd.Function):
       handles += seed
     results = _XLAC._call(staged.forward, handles)
     n = staged.num_outputs
-    residuals = [wrap(h) for h in results[n:]]
-    read = [inputs[i] for i in staged.backward_reads]
-    ctx.save_for_backward(*residuals, *read)
+    # Residuals stay C++ handles (no torch tensor per residual); backward
+    # drops them, so a sync after it does not compute them.
+    ctx.residuals = results[n:]
+    ctx.save_for_backward(*[inputs[i] for i in staged.backward_reads])
     ctx.staged = staged
     outputs = [wrap(h) for h in results[:n]]
     ctx.mark_non_differentiable(
@@ -413,7 +456,13 @@ class _PureCall(torch.autograd.Function):
         tangents.append(
             _staging.zeros(dims, code, staged.device) if g is None else
             xt_of(g))
-    saved = [xt_of(t) for t in ctx.saved_tensors]
+    residuals, ctx.residuals = ctx.residuals, None
+    if residuals is None:
+      raise RuntimeError(
+          "assume_pure: backward through the same call ran twice; its "
+          "saved values were freed after the first (retain_graph=True is "
+          "not supported through assume_pure)")
+    saved = residuals + [xt_of(t) for t in ctx.saved_tensors]
     d_inputs = iter(_XLAC._call(staged.backward, tangents + saved))
     out = [None, None]
     out += [wrap(next(d_inputs)) if d else None for d in staged.in_diff]
