@@ -13,7 +13,9 @@
 // (global id, process index), compiles an all-reduce over the devices of all
 // processes (num_replicas = num_processes * devices, the global ids in the
 // device assignment) and runs it if that compiled, and finally runs an
-// all-reduce over this process's own devices only.
+// all-reduce over this process's own devices only: with one process, once
+// in one Execute over all devices and once with a thread per device
+// (execute_device, one launch_id).
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -288,6 +290,91 @@ void AllReduce(PJRT_Client* client, const std::vector<DeviceInfo>& devices,
   std::fflush(stdout);
 }
 
+// Runs the compiled all-reduce over this process's devices once more, each
+// device's part launched by its own thread with execute_device (upstream's
+// thread-per-device model), all with the same launch_id.
+void AllReduceThreads(PJRT_Client* client,
+                      const std::vector<DeviceInfo>& devices) {
+  std::vector<int> ids;
+  for (const DeviceInfo& d : devices) ids.push_back(d.id);
+  std::string code = AllReduceModule(ids.size());
+  std::string options = Options(ids);
+  PJRT_Program program{};
+  program.struct_size = PJRT_Program_STRUCT_SIZE;
+  program.code = code.data();
+  program.code_size = code.size();
+  program.format = "mlir";
+  program.format_size = 4;
+  PJRT_LoadedExecutable* executable;
+  {
+    ARGS(PJRT_Client_Compile);
+    args.client = client;
+    args.program = &program;
+    args.compile_options = options.data();
+    args.compile_options_size = options.size();
+    Check(api->PJRT_Client_Compile(&args), "Compile (threads)");
+    executable = args.executable;
+  }
+  std::vector<std::string> lines(devices.size());
+  std::vector<std::thread> threads;
+  for (size_t r = 0; r < devices.size(); ++r) {
+    threads.emplace_back([&, r] {
+      float host[2] = {static_cast<float>(r + 1), 10.0f * (r + 1)};
+      int64_t dims[1] = {2};
+      PJRT_Buffer* input;
+      {
+        ARGS(PJRT_Client_BufferFromHostBuffer);
+        args.client = client;
+        args.data = host;
+        args.type = PJRT_Buffer_Type_F32;
+        args.dims = dims;
+        args.num_dims = 1;
+        args.host_buffer_semantics =
+            PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
+        args.device = devices[r].device;
+        Check(api->PJRT_Client_BufferFromHostBuffer(&args), "BufferFromHost");
+        input = args.buffer;
+      }
+      PJRT_Buffer* const arg_list[1] = {input};
+      PJRT_Buffer* const* arg_lists[1] = {arg_list};
+      PJRT_Buffer* out_list[1] = {nullptr};
+      PJRT_Buffer** out_lists[1] = {out_list};
+      PJRT_ExecuteOptions exec_options{};
+      exec_options.struct_size = PJRT_ExecuteOptions_STRUCT_SIZE;
+      exec_options.launch_id = 7;
+      ARGS(PJRT_LoadedExecutable_Execute);
+      args.executable = executable;
+      args.options = &exec_options;
+      args.argument_lists = arg_lists;
+      args.num_devices = 1;
+      args.num_args = 1;
+      args.output_lists = out_lists;
+      args.execute_device = devices[r].device;
+      PJRT_Error* error = api->PJRT_LoadedExecutable_Execute(&args);
+      float result[2] = {0, 0};
+      if (error == nullptr) {
+        ARGS(PJRT_Buffer_ToHostBuffer);
+        args.src = out_list[0];
+        args.dst = result;
+        args.dst_size = sizeof(result);
+        error = api->PJRT_Buffer_ToHostBuffer(&args);
+        if (error == nullptr) {
+          PJRT_Event_Await_Args await{};
+          await.struct_size = PJRT_Event_Await_Args_STRUCT_SIZE;
+          await.event = args.event;
+          error = api->PJRT_Event_Await(&await);
+        }
+      }
+      lines[r] = "threads: device " + std::to_string(r) + " result [" +
+                 std::to_string(result[0]) + ", " + std::to_string(result[1]) +
+                 "] " + ErrorText(error);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const std::string& line : lines) std::printf("%s\n", line.c_str());
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -381,5 +468,6 @@ int main(int argc, char** argv) {
   }
   if (num_processes > 1) AllReduce(client, devices, global_ids, "global");
   AllReduce(client, devices, local_ids, "local");
+  if (num_processes == 1 && per_process > 1) AllReduceThreads(client, devices);
   return 0;
 }

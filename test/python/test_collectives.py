@@ -83,16 +83,32 @@ def test_single_process_meanings():
   assert xm.mesh_reduce("m", 5, sum) == 5
 
 
-def test_single_process_all_reduce_is_part_of_the_step_graph():
-  """In one process the collective is an ordinary lazy op: no execution
-  until the step ends."""
+def test_single_process_collectives_lower_into_the_step_program():
+  """In one process the collectives are IR ops: StableHLO collectives with
+  replica groups inside the step's one program, run by one execution."""
   import torch_xla.debug.metrics as met
-  xx = torch.ones(4, device=torch_xla.device())
+  from torch_xla import _XLAC
+
+  x = torch.arange(8.0).reshape(2, 4)
+  xx = x.to(torch_xla.device())
   torch_xla.sync()
   met.clear_all()
   y = xm.all_reduce(xm.REDUCE_SUM, xx * 2, scale=0.5)
-  assert met.metric_data("ExecuteTime") is None
-  assert y.cpu().tolist() == [1.0] * 4
+  g = xm.all_gather(y, dim=1)
+  r = xm.reduce_scatter(xm.REDUCE_MAX, g, 1.0, 0, 1)
+  a = xm.all_to_all(r, 1, 0, 1)
+  p = xm.collective_permute(a, [[0, 0]])
+  text = _XLAC._get_xla_tensors_hlo([p])
+  for op in ("all_reduce", "all_gather", "reduce_scatter", "all_to_all"):
+    assert (f'"stablehlo.{op}"' in text and
+            "replica_groups = dense<[[0]]> : tensor<1x1xi64>" in text), op
+  assert "source_target_pairs = dense<[[0, 0]]>" in text
+  assert met.metric_data("ExecuteTime") is None  # nothing ran yet
+  torch_xla.sync()
+  assert met.metric_data("ExecuteTime")[0] == 1
+  torch.testing.assert_close(p.cpu(), x)
+  zeros = xm.collective_permute(xx, [])
+  assert zeros.cpu().tolist() == [[0.0] * 4] * 2
 
 
 @pytest.mark.parametrize("call, message", [

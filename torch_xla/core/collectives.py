@@ -5,9 +5,10 @@ Design. A replica is one process's default device; `groups` lists replica
 ordinals (xr.global_ordinal()), e.g. [[0, 1], [2, 3]]; None or [] means one
 group of every replica. Where a collective runs depends on the job:
 
-* One process (world size 1): every group is the replica itself, so each
-  collective is its local meaning (all_reduce: x * scale, all_gather: x,
-  ...), traced as ordinary lazy ops into the step's one program.
+* One process (world size 1): the collectives are IR ops that lower to
+  StableHLO collectives with replica groups (stablehlo.all_reduce, ...),
+  traced into the step's one program like any other op; XLA runs them over
+  the program's one replica.
 * Several processes on CPU: the CPU PJRT plugin cannot run a program across
   processes ("Multiprocess computations aren't implemented on the CPU
   backend", docs/pods.md), so the values travel between processes through
@@ -109,11 +110,45 @@ def _transport():
   return _cpu_transport
 
 
+# In-graph collectives: IR ops lowered to StableHLO collectives with replica
+# groups (csrc/lowering/collective_lowering.cc), part of the step's program.
+
+_IR_KIND = {REDUCE_SUM: "sum", REDUCE_MUL: "prod", REDUCE_AND: "and",
+            REDUCE_OR: "or", REDUCE_MIN: "min", REDUCE_MAX: "max"}
+
+
+def _replica_groups(groups, world):
+  groups = [list(g) for g in groups] if groups else [list(range(world))]
+  return {"replica_groups": [r for g in groups for r in g],
+          "group_size": len(groups[0])}
+
+
+def _in_graph(kind, value, attrs):
+  """The IR op `kind` over an 'xla' tensor; a new lazy 'xla' tensor."""
+  from torch_xla import _ir
+  from torch_xla._tensor import XlaTensor, wrap, xt_of
+
+  if not isinstance(value, XlaTensor):
+    raise TypeError(f"{kind}: expected an 'xla' tensor, got a tensor on "
+                    f"{value.device} (move it with .to('xla'))")
+  return wrap(_ir._op(_ir.K[kind], [xt_of(value)], attrs))
+
+
 # ---------------------------------------------------------------- all_reduce
 
 
-def _local_reduce(value, scale):
-  return value.clone() if scale == 1.0 else value * scale
+def _graph_reduce(reduce_type, value, scale, groups):
+  attrs = {"kind": _IR_KIND[reduce_type], **_replica_groups(groups, 1)}
+  if (reduce_type in (REDUCE_AND, REDUCE_OR) and
+      value.dtype not in (torch.bool,) and not value.dtype.is_floating_point
+      and attrs["group_size"] == 1):
+    # XLA's CPU runtime has no bitwise AND/OR cross-replica reduction
+    # ("Unsupported reduction computation"); over one replica it is the
+    # identity, so the op is left out.
+    result = value.clone()
+  else:
+    result = _in_graph("all_reduce", value, attrs)
+  return result if scale == 1.0 else result * scale
 
 
 def all_reduce(reduce_type: str,
@@ -146,11 +181,10 @@ def all_reduce(reduce_type: str,
   _group_of("all_reduce", groups, xr.global_ordinal(), xr.world_size())
   if _route("all_reduce") == "local":
     if single:
-      return _local_reduce(inputs, scale)
-    if scale != 1.0:
-      with torch.no_grad():
-        for t in tensors:
-          t.mul_(scale)
+      return _graph_reduce(reduce_type, inputs, scale, groups)
+    with torch.no_grad():
+      for t in tensors:
+        t.copy_(_graph_reduce(reduce_type, t, scale, groups))
     return inputs
   results = _transport().all_reduce(reduce_type, tensors, scale, groups)
   if single:
@@ -196,7 +230,8 @@ def all_gather(value: torch.Tensor,
   xr = _xr()
   group = _group_of("all_gather", groups, xr.global_ordinal(), xr.world_size())
   if _route("all_gather") == "local":
-    result = value.clone()
+    result = _in_graph("all_gather", value,
+                       {"dim": dim, **_replica_groups(groups, 1)})
   else:
     result = _transport().all_gather(value, dim, groups, len(group))
   if output is not None:
@@ -258,7 +293,11 @@ def reduce_scatter(reduce_type: str,
         f"along scatter_dim {scatter_dim}, not divisible by shard_count "
         f"{shard_count}")
   if _route("reduce_scatter") == "local":
-    result = _local_reduce(input, scale)
+    result = _in_graph("reduce_scatter", input, {
+        "kind": _IR_KIND[reduce_type], "scatter_dim": scatter_dim,
+        **_replica_groups(groups, 1)})
+    if scale != 1.0:
+      result = result * scale
   else:
     reduced = _transport().all_reduce(reduce_type, [input], scale, groups)[0]
     piece = size // shard_count
@@ -300,7 +339,9 @@ def all_to_all(value: torch.Tensor,
         f"{value.shape[split_dimension]} along split_dimension "
         f"{split_dimension}, not divisible by split_count {split_count}")
   if _route("all_to_all") == "local":
-    return value.clone()
+    return _in_graph("all_to_all", value, {
+        "split_dimension": split_dimension,
+        "concat_dimension": concat_dimension, **_replica_groups(groups, 1)})
   pieces = list(value.chunk(split_count, dim=split_dimension))
   return _transport().all_to_all(pieces, concat_dimension, groups,
                                  len(group))
@@ -332,8 +373,8 @@ def collective_permute(value: torch.Tensor,
                        f"of several pairs in {pairs}")
     targets.add(pair[1])
   if _route("collective_permute") == "local":
-    return value.clone() if [0, 0] in [list(p) for p in pairs] else \
-        torch.zeros_like(value)
+    return _in_graph("collective_permute", value, {
+        "source_target_pairs": [r for p in pairs for r in p]})
   return _transport().collective_permute(value, [list(p) for p in pairs])
 
 

@@ -102,7 +102,13 @@ namespace torch_xla {
   /* A call of a staged function (attr "fn": a sub-graph). */ \
   X(kCall, "call")                                           \
   /* SPMD: how a value is split over devices (attr "sharding"). */ \
-  X(kSharding, "sharding")
+  X(kSharding, "sharding")                                   \
+  /* Collectives across replicas (ir/collective_shape_rules.cc). */ \
+  X(kAllReduce, "all_reduce")                                \
+  X(kAllGather, "all_gather")                                \
+  X(kReduceScatter, "reduce_scatter")                        \
+  X(kAllToAll, "all_to_all")                                 \
+  X(kCollectivePermute, "collective_permute")
 
 enum class OpKind : uint16_t {
 #define TORCH_XLA_OP_KIND_ENUM(e, name) e,

@@ -38,6 +38,7 @@ absl::Status RegisterAll(ShapeRuleTable* table) {
   TXLA_RETURN_IF_ERROR(RegisterConvolutionShapeRules(table));
   TXLA_RETURN_IF_ERROR(RegisterWindowShapeRules(table));
   TXLA_RETURN_IF_ERROR(RegisterCallShapeRules(table));
+  TXLA_RETURN_IF_ERROR(RegisterCollectiveShapeRules(table));
   return absl::OkStatus();
 }
 

@@ -138,6 +138,7 @@ absl::Status RegisterSortShapeRules(ShapeRuleTable* table);
 absl::Status RegisterConvolutionShapeRules(ShapeRuleTable* table);
 absl::Status RegisterWindowShapeRules(ShapeRuleTable* table);
 absl::Status RegisterCallShapeRules(ShapeRuleTable* table);
+absl::Status RegisterCollectiveShapeRules(ShapeRuleTable* table);
 
 // Helpers shared by the rule files.
 

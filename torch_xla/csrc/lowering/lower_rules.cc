@@ -24,6 +24,7 @@ absl::Status RegisterAll(LowerRuleTable* table) {
   TXLA_RETURN_IF_ERROR(RegisterConvolutionLowerings(table));
   TXLA_RETURN_IF_ERROR(RegisterWindowLowerings(table));
   TXLA_RETURN_IF_ERROR(RegisterCallLowerings(table));
+  TXLA_RETURN_IF_ERROR(RegisterCollectiveLowerings(table));
   return absl::OkStatus();
 }
 

@@ -39,6 +39,7 @@ absl::Status RegisterSortLowerings(LowerRuleTable* table);
 absl::Status RegisterConvolutionLowerings(LowerRuleTable* table);
 absl::Status RegisterWindowLowerings(LowerRuleTable* table);
 absl::Status RegisterCallLowerings(LowerRuleTable* table);
+absl::Status RegisterCollectiveLowerings(LowerRuleTable* table);
 
 }  // namespace torch_xla
 
