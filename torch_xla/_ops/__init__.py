@@ -15,4 +15,6 @@ from torch_xla._ops import linalg, convolution, pooling  # noqa: F401
 from torch_xla._ops import random_ops, optim_ops  # noqa: F401
 from torch_xla._ops import distances, histogram  # noqa: F401
 
+from torch_xla._ops import grouped_mm  # noqa: F401,E402
+
 registry.register_dispatch()
