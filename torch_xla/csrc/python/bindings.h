@@ -24,6 +24,7 @@ void InitDispatchBindings(pybind11::module_& m);
 void InitShapeBindings(pybind11::module_& m);
 void InitTorchTensorBindings(pybind11::module_& m);
 void InitStagingBindings(pybind11::module_& m);
+void InitStableHloBindings(pybind11::module_& m);
 void InitCallBindings(pybind11::module_& m);
 void InitSpmdBindings(pybind11::module_& m);
 void InitDistributedBindings(pybind11::module_& m);

@@ -15,6 +15,7 @@ PYBIND11_MODULE(_XLAC, m) {
   torch_xla::python::InitShapeBindings(m);
   torch_xla::python::InitTorchTensorBindings(m);
   torch_xla::python::InitStagingBindings(m);
+  torch_xla::python::InitStableHloBindings(m);
   torch_xla::python::InitCallBindings(m);
   torch_xla::python::InitSpmdBindings(m);
   torch_xla::python::InitDistributedBindings(m);
