@@ -343,3 +343,18 @@ def test_sharded_module_on_4_devices():
                        capture_output=True, text=True, timeout=600)
   assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
   assert "ok" in run.stdout
+
+
+def test_nested_assume_pure():
+  inner = assume_pure(lambda a, b: torch.matmul(a, b))
+
+  def outer(a, b):
+    return inner(a, b) + 1
+
+  a = torch.randn(3, 3)
+  b = torch.randn(3, 3)
+  ax = a.to(DEV).requires_grad_(True)
+  got = assume_pure(outer)(ax, b.to(DEV))
+  got.sum().backward()
+  close(got, a @ b + 1)
+  close(ax.grad, torch.ones(3, 3) @ b.t())
