@@ -1,6 +1,6 @@
 """MpDeviceLoader's cost in a steady training step.
 
-The demo decoder (dim 256, 4 layers, seq 128, batch 16) trains with a
+The demo decoder (dim 256, 4 layers, seq 128, batch 8) trains with a
 torch_xla.compile'd step, fed two ways:
   - device: the batches were moved to the device before timing (the floor);
   - loader: pl.MpDeviceLoader over CPU batches (background threads move
@@ -12,7 +12,7 @@ step includes waiting for the device at its end.
 Prints one JSON line: per mode the median time per step over the windows,
 and loader/device (the bar: <= 1.05).
 
-  .venv/bin/python benchmarks/loader_bench.py [--windows 6] [--steps 10]
+  .venv/bin/python benchmarks/loader_bench.py [--windows 5] [--steps 10]
 """
 
 import argparse
@@ -35,9 +35,9 @@ from decoder import Decoder, DecoderConfig, next_token_loss  # noqa: E402
 
 def main():
   parser = argparse.ArgumentParser()
-  parser.add_argument("--windows", type=int, default=6)
+  parser.add_argument("--windows", type=int, default=5)
   parser.add_argument("--steps", type=int, default=10)
-  parser.add_argument("--batch", type=int, default=16)
+  parser.add_argument("--batch", type=int, default=8)
   parser.add_argument("--seq", type=int, default=128)
   args = parser.parse_args()
 

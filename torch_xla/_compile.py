@@ -16,7 +16,8 @@ before it compiles or runs any graph:
   - full_graph=True refuses every execution while fn runs: a value read
     inside fn (`.item()`, `.cpu()`, `print(t)`, a Python `if` on a tensor)
     or a sync needs a graph of its own, and raises RuntimeError at that
-    line, naming the function.
+    line, naming the function (the message contains upstream's
+    "Unexpected execution happens inside the compiled function").
   - max_different_graphs=N: the compile-cache keys of fn's graphs are
     kept per wrapped function; a new key beyond N raises RuntimeError before
     that graph compiles, naming the function and the likely cause (which
@@ -129,7 +130,9 @@ class _Region:
       _XLAC._set_allow_execution(
           False,
           f"{self.describe()} with full_graph=True needs more than one "
-          f"graph: an execution was requested inside it (a value read such "
+          f"graph (Unexpected execution happens inside the compiled "
+          f"function, exiting): an execution was requested inside it (a "
+          f"value read such "
           f"as .item(), .cpu(), .tolist(), print(tensor) or a Python `if` on "
           f"a tensor, or a sync). Move the read out of the function (e.g. "
           f"into xm.add_step_closure), or pass full_graph=False to allow "

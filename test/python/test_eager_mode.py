@@ -125,3 +125,11 @@ def test_upstream_entry_points():
   assert torch_xla.experimental.is_eager_mode()
   assert torch_xla.experimental.eager_mode is eager_mode
   xm.mark_step()  # a no-op sync in eager mode
+
+
+def test_optimization_barrier_runs_eagerly():
+  t = torch.randn(5, 5, device=DEVICE)
+  met.clear_all()
+  xm.optimization_barrier_([t])
+  assert "State: device data" in state(t)
+  assert count("EagerOpExecuteTime") == 1

@@ -73,6 +73,14 @@ def _eager_dispatch(cls, func, types, args=(), kwargs=None):
   return out
 
 
+def run_if_eager(handles) -> None:
+  """In eager mode (and not inside an op or a compiled function), runs the
+  pending values of these C++ handles now: for ops that build IR without
+  going through dispatch (xm.optimization_barrier_)."""
+  if _enabled and not getattr(_local, "busy", False):
+    _XLAC._xla_eager_sync(list(handles))
+
+
 def eager_mode(enable: bool) -> None:
   """Turns eager mode on or off for the process (see the module doc).
 
