@@ -74,6 +74,8 @@ def optimization_barrier_(tensors) -> None:
   outputs = _ir.optimization_barrier([xt_of(t) for t in tensors])
   for t, value in zip(tensors, outputs):
     commit(t, value)
+  from torch_xla.experimental import eager
+  eager.run_if_eager([xt_of(t) for t in tensors])
 
 
 def _to_cpu_tree(data):
