@@ -30,6 +30,8 @@ import threading
 import time
 import traceback
 
+from torch_xla.distributed import _world  # noqa: F401  (registers the join hook)
+
 _GRACE_S = 3.0
 
 

@@ -36,7 +36,9 @@ def _input(rank, dtype=torch.float32):
 
 
 def ordinals(index, outdir):
+  # The device is used before any xr query: that use joins the job.
   t = torch.ones(3, device="xla") * (index + 1)
+  value = t.cpu().tolist()
   _write(outdir, "ordinals", index, {
       "index": index,
       "world_size": xr.world_size(),
@@ -49,7 +51,7 @@ def ordinals(index, outdir):
       "global_runtime_device_count": xr.global_runtime_device_count(),
       "global_devices": torch_xla._XLAC._distributed.global_devices(),
       "device": str(t.device),
-      "value": t.cpu().tolist(),
+      "value": value,
   })
 
 

@@ -23,7 +23,10 @@ gloo process group built on the same store (`cpu_transport_group`). It is a
 private group (not torch.distributed's default group), made on first use,
 and nothing outside the CPU path reaches it.
 
-A job of one process (no RANK/WORLD_SIZE, or WORLD_SIZE=1) joins nothing.
+Joining runs once, just before the runtime creates its client, however
+the runtime is first used (a tensor moved to 'xla', an xr query, the
+launcher): the C++ runtime calls the join hook registered below. A job of
+one process (no RANK/WORLD_SIZE, or WORLD_SIZE=1) joins nothing.
 """
 
 import datetime
@@ -89,20 +92,30 @@ def join() -> None:
   RuntimeError naming the coordinator when it cannot be reached in time, or
   the process whose devices never arrived.
   """
-  global _store
   with _lock:
     if _XLAC._distributed.is_initialized():
       return
+    _XLAC._distributed.initialize_client()  # runs _prepare first
+
+
+def _prepare() -> None:
+  """Connects to the coordinator and gives the C++ runtime this process's
+  place and the store. The runtime calls it once, just before it creates
+  its client, however the runtime is first used (the join hook)."""
+  global _store
+  with _lock:
+    if _store is not None:
+      return
     index, count = place_from_env()
-    if count > 1:
-      timeout = timeout_s()
-      _store = _connect(index, count, timeout)
-      # Who is who, so a failed collective can name a lost process.
-      _store.set(f"torch_xla/pid/{index}", f"{socket.gethostname()} {os.getpid()}")
-      _XLAC._distributed.set_process_topology(index, count,
-                                              int(timeout * 1000))
-      _XLAC._distributed.set_key_value_store(_kv_get, _kv_put)
-    _XLAC._distributed.initialize_client()
+    if count == 1:
+      return
+    timeout = timeout_s()
+    _store = _connect(index, count, timeout)
+    # Who is who, so a failed collective can name a lost process.
+    _store.set(f"torch_xla/pid/{index}",
+               f"{socket.gethostname()} {os.getpid()}")
+    _XLAC._distributed.set_process_topology(index, count, int(timeout * 1000))
+    _XLAC._distributed.set_key_value_store(_kv_get, _kv_put)
 
 
 def _connect(index, count, timeout):
@@ -153,3 +166,6 @@ def cpu_transport_group():
       _gloo_group = dist.ProcessGroupGloo(
           prefixed, index, count, datetime.timedelta(seconds=timeout_s()))
     return _gloo_group
+
+
+_XLAC._distributed.set_join_hook(_prepare)

@@ -110,6 +110,23 @@ void InitDistributedBindings(py::module_& m) {
             std::move(get), std::move(put)));
       },
       py::arg("get"), py::arg("put"));
+  d.def(
+      "set_join_hook",
+      [](py::object hook) {
+        auto shared = std::make_shared<py::object>(std::move(hook));
+        runtime::SetJoinHook([shared]() -> absl::Status {
+          py::gil_scoped_acquire gil;
+          try {
+            (*shared)();
+            return absl::OkStatus();
+          } catch (py::error_already_set& e) {
+            std::string message = e.what();
+            return absl::UnavailableError(message);
+          }
+        });
+      },
+      py::arg("hook"),
+      "hook() runs once, before the client is created: it joins the job.");
   d.def("is_initialized", &runtime::Client::GlobalCreated);
   d.def("initialize_client", [] {
     py::gil_scoped_release release;

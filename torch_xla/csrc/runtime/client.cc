@@ -63,6 +63,9 @@ absl::StatusOr<Client*> Client::Global() {
   if (Client* client = global_client.load()) return client;
   std::lock_guard<std::mutex> lock(*mu);
   if (global_client.load() == nullptr) {
+    // A process of a multi-process job joins it first (distributed.h).
+    absl::Status joined = RunJoinHookOnce();
+    if (!joined.ok()) return joined;
     // Never destroyed: buffers may outlive us.
     absl::StatusOr<std::unique_ptr<Client>> created = Create(OptionsFromEnv());
     if (!created.ok()) return created.status();

@@ -112,6 +112,32 @@ std::shared_ptr<KeyValueStore> GetKeyValueStore() {
   return Store();
 }
 
+namespace {
+std::function<absl::Status()>& JoinHook() {
+  static auto* hook = new std::function<absl::Status()>();
+  return *hook;
+}
+}  // namespace
+
+void SetJoinHook(std::function<absl::Status()> hook) {
+  std::lock_guard<std::mutex> lock(Mu());
+  JoinHook() = std::move(hook);
+}
+
+absl::Status RunJoinHookOnce() {
+  static std::once_flag once;
+  static absl::Status* result = new absl::Status();
+  std::function<absl::Status()> hook;
+  {
+    std::lock_guard<std::mutex> lock(Mu());
+    hook = JoinHook();
+  }
+  std::call_once(once, [&] {
+    if (hook) *result = hook();
+  });
+  return *result;
+}
+
 void SetKeyValueCallbacks(PJRT_Client_Create_Args* args) {
   std::shared_ptr<KeyValueStore> store = GetKeyValueStore();
   if (store == nullptr) return;

@@ -10,6 +10,7 @@
 // shared_ptr); implementations must be thread-safe, as PJRT may call them
 // from its own threads. docs/pods.md has the measured plugin facts.
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,6 +44,13 @@ void SetProcessTopology(ProcessTopology topology);
 ProcessTopology GetProcessTopology();
 void SetKeyValueStore(std::shared_ptr<KeyValueStore> store);
 std::shared_ptr<KeyValueStore> GetKeyValueStore();  // null: none set
+
+// A function that joins the job before the client is created (Python sets
+// one that connects to the coordinator and calls SetProcessTopology and
+// SetKeyValueStore), so the first use of a device in any way joins too.
+void SetJoinHook(std::function<absl::Status()> hook);
+// Runs the hook once (later calls return its first result).
+absl::Status RunJoinHookOnce();
 
 // Points the KV callbacks of `args` at the store set above (no-op if none).
 // Keys are prefixed with "pjrt:" so the plugin's keys cannot collide with
