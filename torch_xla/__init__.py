@@ -75,6 +75,12 @@ def manual_seed(seed: int, device=None) -> None:
     set_rng_state(seed, device)
 
 
+def step():
+  """Upstream's experimental torch_xla.step(): torch_xla.compile() as a
+  context manager (the block's work is one graph)."""
+  return compile()
+
+
 @contextlib.contextmanager
 def alias_with_buffer_donor_config(should_alias: bool = True):
   """Within the block, tensors marked with _XLAC._set_buffer_donation(t,
