@@ -35,10 +35,13 @@ that keep every tensor's kind take PyTorch's own path:
   dtype, not just its metadata. This path also works with a forward graph
   still alive.
 
-Limitation (PyTorch's, of swapping): moving a module to or from the
-device between a forward and its backward (while the autograd graph holds
-the parameters) raises "_apply(): Couldn't swap"; move it before the
-forward or after the backward.
+Swapping needs each parameter held by its Python object alone. When a
+live autograd graph (a forward whose backward has not run) also holds one,
+the conversion takes PyTorch's path instead (a new Parameter per module)
+and then gives every module that shared a parameter the same new one: the
+parameters stay tied, but are new objects, as PyTorch's conversions of
+other tensor kinds make. Either way the conversion function runs once per
+tensor, so a shared parameter gets one device buffer.
 """
 
 import threading
@@ -69,6 +72,20 @@ def _first_parameter(module):
   return None
 
 
+def _swappable(module) -> bool:
+  """Whether torch.utils.swap_tensors can swap every parameter and
+  gradient: nothing but its Python object holds it (a live autograd graph
+  that saved a parameter holds it too)."""
+  for m in module.modules():
+    for p in m._parameters.values():
+      if p is None:
+        continue
+      if p._use_count() != 1 or (p.grad is not None and
+                                 p.grad._use_count() != 1):
+        return False
+  return True
+
+
 def _apply(self, fn, recurse=True):
   """nn.Module._apply that keeps shared parameters shared (module docstring).
   """
@@ -83,30 +100,58 @@ def _apply(self, fn, recurse=True):
   # real pass gets this result instead of converting it again.
   with torch.no_grad():
     converted = fn(probe)
-  fn = _reuse_once(fn, probe, converted)
   to_xla = _tensor.is_xla(converted)
   if all(_tensor.is_xla(t) == to_xla for t in _tensors(self)):
     # No tensor changes kind: PyTorch converts in place (`param.data =`).
-    return _original_apply(self, fn, recurse)
+    # Off the device, exactly as PyTorch does (the probe's result aside).
+    return _original_apply(
+        self, _memoized(fn, probe, converted, only_probe=not to_xla), recurse)
+  if not _swappable(self):
+    return _apply_and_retie(self, _memoized(fn, probe, converted))
   _state.active = True
   future.set_swap_module_params_on_conversion(True)
   try:
-    return _original_apply(self, fn, recurse)
+    return _original_apply(self, _memoized(fn, probe, converted), recurse)
   finally:
     future.set_swap_module_params_on_conversion(False)
     _state.active = False
 
 
-def _reuse_once(fn, probe, converted):
-  """fn, except that its first call on `probe` returns `converted`."""
-  pending = [probe, converted]
+def _apply_and_retie(module, fn):
+  """PyTorch's conversion (a new Parameter per module), then every module
+  that held one parameter gets the same new one. `fn` is memoized, so the
+  shared parameter and its gradient were converted once."""
+  owners = {}
+  for m in module.modules():
+    for name, p in m._parameters.items():
+      if p is not None:
+        owners.setdefault(id(p), (p, []))[1].append((m, name))
+  _state.active = True
+  try:
+    _original_apply(module, fn, True)
+  finally:
+    _state.active = False
+  for _, holders in owners.values():
+    first_module, first_name = holders[0]
+    shared = first_module._parameters[first_name]
+    for m, name in holders[1:]:
+      m._parameters[name] = shared
+  return module
+
+
+def _memoized(fn, probe, converted, only_probe=False):
+  """fn, returning one result per input tensor (`converted` for `probe`):
+  a tensor that several modules hold is converted once. With only_probe,
+  just the probe's result is reused."""
+  results = {id(probe): (probe, converted)}
 
   def once(t):
-    if pending and t is pending[0]:
-      result = pending[1]
-      pending.clear()
-      return result
-    return fn(t)
+    entry = results.get(id(t))
+    if entry is None or entry[0] is not t:
+      entry = (t, fn(t))
+      if not only_probe:
+        results[id(t)] = entry
+    return entry[1]
 
   return once
 

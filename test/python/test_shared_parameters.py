@@ -195,3 +195,18 @@ def test_xm_optimizer_step_on_tied_model():
   torch_xla.sync()
   torch.testing.assert_close(model.head.weight.cpu(), model.embed.weight.cpu())
   assert not torch.equal(model.embed.weight.cpu(), before)
+
+
+@pytest.mark.parametrize("target", ["xla", "cpu"])
+def test_conversion_with_a_live_graph_keeps_tied_parameter(target):
+  # A forward whose backward has not run holds the parameters, so they
+  # cannot be swapped in place; the conversion still keeps them tied.
+  model = TiedLM() if target == "xla" else TiedLM().to(XLA)
+  device = "cpu" if target == "xla" else XLA
+  out = model(torch.tensor([[1, 2]], device=device)).sum()
+  model.to(target)
+  assert_tied(model)
+  assert model.embed.weight.device.type == target
+  if target == "xla":
+    assert tensor_id(model.embed.weight) == tensor_id(model.head.weight)
+  del out
