@@ -106,7 +106,9 @@ def decoder_layer_step(layer, x, device_type, dtype):
   return out, loss
 
 
-@pytest.mark.parametrize("dtype", LOW)
+# float16 is covered op by op above; a whole layer once, in bf16 (the model
+# suite, test/python/models, trains seven models under bf16 autocast).
+@pytest.mark.parametrize("dtype", [torch.bfloat16])
 def test_decoder_layer_forward_backward(dtype):
   config = DecoderConfig(dim=32, num_heads=4, hidden_dim=64, max_seq_len=16)
   layer = DecoderLayer(config)
@@ -130,30 +132,6 @@ def test_decoder_layer_forward_backward(dtype):
     assert p.grad.dtype == torch.float32, name  # the parameter's own dtype
     torch.testing.assert_close(p.grad.cpu(), q.grad, msg=name,
                                **TOL[dtype])
-
-
-def test_autocast_training_matches_cpu_autocast():
-  config = DecoderConfig(vocab_size=64, dim=32, num_layers=1, num_heads=4,
-                         hidden_dim=64, max_seq_len=16)
-  torch.manual_seed(0)
-  model = Decoder(config)
-  device_model = copy.deepcopy(model).to(XLA)
-  tokens = torch.randint(0, config.vocab_size, (2, 9))
-  losses = {}
-  for m, device in ((model, "cpu"), (device_model, "xla")):
-    optimizer = torch.optim.AdamW(m.parameters(), lr=1e-2)
-    losses[device] = []
-    for _ in range(3):
-      optimizer.zero_grad()
-      with torch.autocast(device, dtype=torch.bfloat16):
-        loss = next_token_loss(m, tokens.to(device))
-      loss.backward()
-      optimizer.step()
-      if device == "xla":
-        torch_xla.sync()
-      losses[device].append(loss.item())
-  torch.testing.assert_close(losses["xla"], losses["cpu"], atol=3e-2,
-                             rtol=3e-2)
 
 
 def test_converted_module_on_device():
