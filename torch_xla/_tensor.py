@@ -102,7 +102,7 @@ class XlaTensor(torch.Tensor):
       for name, value in self.__dict__.items():
         if name not in ("_xt", "_view"):
           setattr(copy, name, _copy.deepcopy(value, memo))
-      if self.grad is not None:
+      if self.is_leaf and self.grad is not None:
         copy.grad = _copy.deepcopy(self.grad, memo)
     return memo[id(self)]
 
