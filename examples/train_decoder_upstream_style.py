@@ -4,14 +4,15 @@ step (full_graph: the whole step is one graph), step closures that print
 the loss with xm.RateTracker's rate, and no explicit sync in the loop.
 
   .venv/bin/python examples/train_decoder_upstream_style.py
-  CPU_NUM_DEVICES=4 .venv/bin/python examples/train_decoder_upstream_style.py --spmd
-  CPU_NUM_DEVICES=4 .venv/bin/python examples/train_decoder_upstream_style.py --fsdpv2
+  CPU_NUM_DEVICES=4 .venv/bin/python \
+      examples/train_decoder_upstream_style.py --spmd   # or --fsdpv2
 
 --spmd: SPMD over all devices on a (data, model) mesh: the loader shards
 each batch over `data` (each device receives only its rows), the weights
 are split over `model` (examples/spmd_decoder.py). --fsdpv2: the weights
-are fully sharded over an `fsdp` axis by FSDPv2 (when this build has
-torch_xla.experimental.spmd_fully_sharded_data_parallel).
+are fully sharded over an `fsdp` axis by FSDPv2
+(torch_xla.experimental.spmd_fully_sharded_data_parallel), the batch too.
+All three print the same losses.
 
 At the end it prints the first and last loss and the compile count (one
 program for the step after the first steps).
