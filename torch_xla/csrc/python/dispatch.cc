@@ -208,7 +208,9 @@ void InitExecutionScopeBindings(py::module_& m) {
         std::shared_ptr<GraphLimit> limit =
             std::move(CurrentExecutionScope().limit);
         CurrentExecutionScope().limit = nullptr;
-        if (limit != nullptr) seen.assign(limit->seen.begin(), limit->seen.end());
+        if (limit != nullptr) {
+          seen.assign(limit->seen.begin(), limit->seen.end());
+        }
         return seen;
       },
       "Ends the graph limit; returns the keys seen.");
