@@ -358,3 +358,33 @@ def test_nested_assume_pure():
   got.sum().backward()
   close(got, a @ b + 1)
   close(ax.grad, torch.ones(3, 3) @ b.t())
+
+
+def test_identical_layers_share_one_trace():
+
+  class Odd(nn.Module):  # an attribute the signature cannot see
+
+    def __init__(self, table):
+      super().__init__()
+      self.lin = nn.Linear(4, 4)
+      self.table = table
+
+    def forward(self, x):
+      return self.lin(x) * self.table[0]
+
+  ap.clear_cache()
+  met.clear_counters()
+  layers = [DecoderLayer().to(DEV) for _ in range(3)]
+  x = torch.randn(2, 8, 32, device=DEV)
+  outs = [assume_pure(layer)(x) for layer in layers]
+  assert traces() == 1
+  for layer, out in zip(layers, outs):
+    close(out, layer(x))  # each with its own weights
+  layers[1].ln1.eps = 1e-3  # a different number: its own trace
+  close(assume_pure(layers[1])(x), layers[1](x))
+  assert traces() == 2
+  odd = [Odd([2.0]).to(DEV), Odd([3.0]).to(DEV)]
+  y = torch.randn(2, 4, device=DEV)
+  for m in odd:
+    close(assume_pure(m)(y), m(y))
+  assert traces() == 4

@@ -224,8 +224,17 @@ class _Target:
                                 if type(v) in _PLAIN and k[0] != "_"))
              for m in modules]
     self._version += 1
+    # Modules whose state is all visible to the signature (parameters,
+    # buffers, submodules, plain attributes; no hooks) compute the same
+    # function for the same signature: identical layers share one trace.
+    shared = None
+    if self.module is not None and not self.closure_modules and all(
+        _fully_described(m) for m in modules):
+      shared = ("shared", tuple(
+          (type(m), tuple(m._parameters), tuple(m._buffers),
+           tuple(m._modules)) for m in modules))
     layout = (modules, _layout_token(modules), slots, unique, plain,
-              self._version)
+              shared or self._version)
     self._cached = layout
     return layout
 
@@ -239,6 +248,14 @@ class _Target:
     if self.closure_tensors:
       out.extend(cell.cell_contents for cell in self.closure_tensors)
     return out
+
+  def shared_key(self):
+    """The key of the module's kind when instances can share a trace
+    (see _layout), else None."""
+    if self.module is None:
+      return None
+    version = (self._cached or self._layout())[5]
+    return version if isinstance(version, tuple) else None
 
   def state(self):
     """The modules' Python state a trace bakes in: the layout's version,
@@ -279,6 +296,23 @@ class _Target:
           table.cell_contents = value
         else:
           table[leaf] = value
+
+
+_MODULE_INTERNALS = frozenset(torch.nn.Module().__dict__)
+
+
+def _fully_described(m):
+  """True when a module's behaviour can depend only on what the signature
+  holds: no hooks, and every attribute a module internal, a number,
+  string or None, or a parameter, buffer or submodule (in their tables)."""
+  if (m._forward_hooks or m._forward_pre_hooks or m._backward_hooks or
+      m._backward_pre_hooks):
+    return False
+  for k, v in m.__dict__.items():
+    if k in _MODULE_INTERNALS or type(v) in _PLAIN:
+      continue
+    return False
+  return True
 
 
 def _layout_token(modules):
@@ -351,7 +385,8 @@ def _apply(target, args, kwargs, rng_seed):
   device = _check_tensors(target, tensors)
   with_grad = torch.is_grad_enabled()
   metas = tuple((t.shape, t.dtype, t.requires_grad) for t in tensors)
-  key = (target.key, structure if isinstance(structure, int) else
+  shared = target.shared_key()
+  key = (shared or target.key, structure if isinstance(structure, int) else
          structure[:2], target.state(), len(extra), metas, with_grad, device,
          rng_seed is not None, _shardings(tensors))
   staged = _cache.get(key)
