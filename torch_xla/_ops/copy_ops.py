@@ -146,10 +146,30 @@ def fill_scalar_(x, value):
 
 @op(aten.fill_.Tensor)
 def fill_tensor_(x, value):
+  return commit(x, _filled_like(x, value))
+
+
+@op(aten.fill.Scalar)
+def fill_scalar(x, value):
+  """The functional fill (exported and functionalized programs)."""
+  return wrap(fill(value, x.shape, x.dtype, x.device.index))
+
+
+@op(aten.fill.Tensor)
+def fill_tensor(x, value):
+  return wrap(_filled_like(x, value))
+
+
+def _filled_like(x, value):
+  """x's shape filled with the 0-dim tensor `value` in x's dtype."""
   if not isinstance(value, XlaTensor):
-    return fill_scalar_(x, value.item())
+    return fill(value.item(), x.shape, x.dtype, x.device.index)
+  if value.dim() != 0:
+    raise RuntimeError(
+        f"fill only supports 0-dimension value tensor but got tensor with "
+        f"{value.dim()} dimensions.")
   v = _ir.convert(xt_of(value), code_of(x.dtype))
-  return commit(x, _ir.broadcast_to(_ir.reshape(v, []), list(x.shape)))
+  return _ir.broadcast_to(_ir.reshape(v, []), list(x.shape))
 
 
 # Factories: ops without tensor arguments do not reach __torch_dispatch__;

@@ -327,9 +327,32 @@ def _unary_float(name):
   return rule
 
 
+def _unary_opmath(name):
+  """A math function computed in f32 for bf16/f16 inputs and rounded once,
+  as eager's kernels do (for the CHLO expansions, which would otherwise
+  round every step in the half type)."""
+
+  def rule(x):
+    code = code_of(_float_type(x.dtype))
+    acc = _ir.F32 if code in (_ir.BF16, _ir.F16) else code
+    return wrap(_ir.convert(_ir.unary(name, _ir.convert(xt_of(x), acc)),
+                            code))
+
+  rule.__name__ = name
+  return rule
+
+
+_UNSIGNED = (torch.uint8, torch.uint16, torch.uint32, torch.uint64)
+
+
 def _unary_same(name):
 
   def rule(x):
+    if x.dtype in _UNSIGNED or x.dtype is torch.bool:
+      if name == "abs" and x.dtype is not torch.bool:
+        return wrap(_XLAC._clone(xt_of(x)))  # |x| = x
+      if name == "sign":  # 0 or 1 (bool: x itself)
+        return wrap(_ir.convert(xt_of(ne(x, 0)), code_of(x.dtype)))
     return wrap(_ir.unary(name, xt_of(x)))
 
   rule.__name__ = name
@@ -350,13 +373,13 @@ _UNARY = (
     (_unary_float("tanh"), aten.tanh.default, aten.tanh_.default),
     (_unary_float("logistic"), aten.sigmoid.default, aten.sigmoid_.default),
     (_unary_float("erf"), aten.erf.default, aten.erf_.default),
-    (_unary_float("acos"), aten.acos.default, aten.acos_.default),
-    (_unary_float("acosh"), aten.acosh.default, aten.acosh_.default),
-    (_unary_float("asin"), aten.asin.default, aten.asin_.default),
-    (_unary_float("asinh"), aten.asinh.default, aten.asinh_.default),
-    (_unary_float("atanh"), aten.atanh.default, aten.atanh_.default),
-    (_unary_float("cosh"), aten.cosh.default, aten.cosh_.default),
-    (_unary_float("sinh"), aten.sinh.default, aten.sinh_.default),
+    (_unary_opmath("acos"), aten.acos.default, aten.acos_.default),
+    (_unary_opmath("acosh"), aten.acosh.default, aten.acosh_.default),
+    (_unary_opmath("asin"), aten.asin.default, aten.asin_.default),
+    (_unary_opmath("asinh"), aten.asinh.default, aten.asinh_.default),
+    (_unary_opmath("atanh"), aten.atanh.default, aten.atanh_.default),
+    (_unary_opmath("cosh"), aten.cosh.default, aten.cosh_.default),
+    (_unary_opmath("sinh"), aten.sinh.default, aten.sinh_.default),
     (_unary_same("negate"), aten.neg.default, aten.neg_.default),
     (_unary_same("abs"), aten.abs.default, aten.abs_.default),
     (_unary_same("sign"), aten.sign.default, aten.sign_.default),
@@ -419,6 +442,30 @@ def _integer_identity_or(name):
 floor = op(aten.floor.default)(_integer_identity_or("floor"))
 ceil = op(aten.ceil.default)(_integer_identity_or("ceil"))
 round_ = op(aten.round.default)(_integer_identity_or("round_nearest_even"))
+
+
+@op(aten.round.decimals)
+def round_decimals(x, decimals=0):
+  """Eager's kernel: nearbyint(x * 10^d) / 10^d (d < 0: nearbyint(x /
+  10^-d) * 10^-d), in f32 for the half types."""
+  if not x.dtype.is_floating_point:
+    raise NotImplementedError(
+        f"\"round_cpu\" not implemented for "
+        f"'{_dtypes.scalar_type_name(x.dtype)}'")
+  if decimals == 0:
+    return round_(x)
+  code = code_of(x.dtype)
+  acc = _ir.F32 if code in (_ir.BF16, _ir.F16) else code
+  v = _ir.convert(xt_of(x), acc)
+  scale = literal(10.0**abs(decimals), acc, v.dims, x.device.index)
+  inner, outer = ("multiply", "divide") if decimals > 0 else ("divide",
+                                                              "multiply")
+  v = _ir.binary(outer, _ir.unary("round_nearest_even",
+                                  _ir.binary(inner, v, scale)), scale)
+  return wrap(_ir.convert(v, code))
+
+
+op(aten.round_.decimals)(inplace_rule(round_decimals))
 
 
 @op(aten.trunc.default)
