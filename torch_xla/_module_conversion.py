@@ -89,32 +89,40 @@ def _swappable(module) -> bool:
 def _apply(self, fn, recurse=True):
   """nn.Module._apply that keeps shared parameters shared (module docstring).
   """
-  future = torch.__future__
   if (getattr(_state, "active", False) or
-      future.get_swap_module_params_on_conversion()):
+      torch.__future__.get_swap_module_params_on_conversion()):
     return _original_apply(self, fn, recurse)
   probe = _first_parameter(self) if recurse else None
   if probe is None:
     return _original_apply(self, fn, recurse)
   # Convert the first parameter now to see where the conversion goes; the
-  # real pass gets this result instead of converting it again.
-  with torch.no_grad():
-    converted = fn(probe)
-  to_xla = _tensor.is_xla(converted)
-  if all(_tensor.is_xla(t) == to_xla for t in _tensors(self)):
-    # No tensor changes kind: PyTorch converts in place (`param.data =`).
-    # Off the device, exactly as PyTorch does (the probe's result aside).
-    return _original_apply(
-        self, _memoized(fn, probe, converted, only_probe=not to_xla), recurse)
-  if not _swappable(self):
-    return _apply_and_retie(self, _memoized(fn, probe, converted))
+  # real pass gets this result instead of converting it again. The
+  # submodules' _apply calls (inside PyTorch's) take PyTorch's path.
   _state.active = True
-  future.set_swap_module_params_on_conversion(True)
   try:
-    return _original_apply(self, _memoized(fn, probe, converted), recurse)
+    with torch.no_grad():
+      converted = fn(probe)
+    to_xla = _tensor.is_xla(converted)
+    if all(_tensor.is_xla(t) == to_xla for t in _tensors(self)):
+      # No tensor changes kind: PyTorch converts in place (`param.data =`);
+      # off the device exactly as PyTorch does (the probe's result aside).
+      return _original_apply(
+          self, _memoized(fn, probe, converted, only_probe=not to_xla))
+    fn = _memoized(fn, probe, converted)
+    if not _swappable(self):
+      return _apply_and_retie(self, fn)
+    return _apply_swapping(self, fn)
   finally:
-    future.set_swap_module_params_on_conversion(False)
     _state.active = False
+
+
+def _apply_swapping(module, fn):
+  """PyTorch's conversion with its swap setting on (module docstring)."""
+  torch.__future__.set_swap_module_params_on_conversion(True)
+  try:
+    return _original_apply(module, fn)
+  finally:
+    torch.__future__.set_swap_module_params_on_conversion(False)
 
 
 def _apply_and_retie(module, fn):
@@ -126,11 +134,7 @@ def _apply_and_retie(module, fn):
     for name, p in m._parameters.items():
       if p is not None:
         owners.setdefault(id(p), (p, []))[1].append((m, name))
-  _state.active = True
-  try:
-    _original_apply(module, fn, True)
-  finally:
-    _state.active = False
+  _original_apply(module, fn)
   for _, holders in owners.values():
     first_module, first_name = holders[0]
     shared = first_module._parameters[first_name]
