@@ -325,9 +325,8 @@ def test_mark_sharding_errors():
     xs.mark_sharding(t, mesh_1d(), ("y", None))
   with pytest.raises(ValueError, match="rank 2"):
     xs.mark_sharding(t, mesh_1d(), ("x", None, None))
-  odd = torch.randn(N * 2 + 1, 6).to(DEVICE)
-  with pytest.raises(ValueError, match="not divisible"):
-    xs.mark_sharding(odd, mesh_1d(), ("x", None))
+  with pytest.raises(ValueError, match="3 entries but the tensor has rank 2"):
+    xs.mark_sharding(t, mesh_2d(), ("data", "model", None))
   small = xs.Mesh(range(N // 2), (N // 2,), ("x",))
   with pytest.raises(ValueError, match="use a mesh of all devices"):
     xs.mark_sharding(t, small, ("x", None))
@@ -391,3 +390,74 @@ def test_scan_layers_on_sharded_weights():
     torch.testing.assert_close(got.weight.grad.cpu(), expected.weight.grad,
                                rtol=1e-4, atol=1e-5)
     assert spec(got.weight.grad) == spec(got.weight)
+
+
+# Uneven shards, the XLA way: a dimension that does not divide by its tile
+# count is split into ceil(dim / tiles) rows per device, the last devices'
+# buffers padded; each device receives only its rows plus padding, and
+# what is read back has the true shape.
+
+
+def test_uneven_mark_sharding_sends_each_device_its_rows():
+  host = torch.randn(3, 3)
+  t = host.to(DEVICE)
+  met.clear_all()
+  xs.mark_sharding(t, mesh_1d(), ("x", None))
+  rows = -(-3 // N)  # ceil
+  # N transfers of one padded shard each: rows x 3 floats per device.
+  assert transfers() == N
+  assert outbound_bytes() == N * rows * 3 * 4
+  assert spec(t) == "{devices=[%d,1]%s}" % (N, ",".join(map(str, range(N))))
+  torch.testing.assert_close(t.cpu(), host)
+  shards = xs.XLAShardedTensor(t).local_shards
+  for d, shard in enumerate(shards):
+    assert list(shard.data.shape) == [rows, 3]
+    start = min(d * rows, 3)
+    stop = min(start + rows, 3)
+    assert shard.indices[0] == slice(start, stop)
+    torch.testing.assert_close(shard.unpadded_data.cpu(), host[start:stop])
+
+
+def test_uneven_shards_compute_like_eager():
+  torch.manual_seed(1)
+  a, b = torch.randn(3, 5), torch.randn(5, 7)
+  xa, xb = a.to(DEVICE), b.to(DEVICE)
+  xs.mark_sharding(xa, mesh_1d(), ("x", None))
+  xs.mark_sharding(xb, mesh_1d(), (None, "x"))
+  out = torch.sin(xa) @ xb + 1
+  torch.testing.assert_close(out.cpu(), torch.sin(a) @ b + 1, rtol=1e-5,
+                             atol=1e-5)
+  torch.testing.assert_close(xa.sum(0).cpu(), a.sum(0), rtol=1e-5, atol=1e-5)
+  torch_xla.sync()
+  assert list(out.shape) == [3, 7]
+  torch.testing.assert_close(out.cpu(), torch.sin(a) @ b + 1, rtol=1e-5,
+                             atol=1e-5)
+
+
+def test_uneven_input_sharding_and_donation():
+  host = torch.randn(3, 3)
+  sharding = xs.ShardingSpec(mesh_1d(), ("x", None))
+  (t,) = xm.send_cpu_data_to_device([host], DEVICE, input_sharding=sharding)
+  assert spec(t).startswith("{devices=[%d,1]" % N)
+  torch_xla.sync()
+  met.clear_all()
+  t.mul_(2)  # the sharded buffers are donated to the update
+  torch_xla.sync()
+  assert met.metric_data("InputOutputAliasCount")[1] == 1
+  torch.testing.assert_close(t.cpu(), host * 2)
+  assert spec(t).startswith("{devices=[%d,1]" % N)
+
+
+def test_uneven_sharded_placeholder():
+  p = xb.create_placeholder_tensor((3, 5), torch.float32)
+  xs.mark_sharding(p, mesh_1d(), (None, "x"))
+  assert spec(p) == "{devices=[1,%d]%s}" % (N, ",".join(map(str, range(N))))
+
+
+def test_debug_info_names_the_virtual_device():
+  t = torch.randn(5, 5).to(DEVICE)
+  info = _XLAC._get_xla_tensor_debug_info(t)
+  assert "Device: SPMD:0" in info and "Tensor on host: with size [5, 5]" in info
+  xs.mark_sharding(t, mesh_1d(), ("x", None))
+  info = _XLAC._get_xla_tensor_debug_info(t)
+  assert "Tensor on host: None" in info and "XLAShardedData" in info

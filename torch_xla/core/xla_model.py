@@ -1,6 +1,8 @@
 """Device, step and memory functions (upstream name: torch_xla.core.xla_model,
 imported as xm)."""
 
+import contextlib
+
 import torch
 
 import torch_xla
@@ -168,6 +170,66 @@ def send_cpu_data_to_device(datas, device, input_sharding=None):
   if isinstance(datas, torch.Tensor):
     return [move(datas)]
   return tree_map(move, datas)
+
+
+# --- Random state and tensor kinds (upstream names) --------------------------
+
+# 'xla' random ops draw their seeds from PyTorch's default CPU generator
+# (torch_xla/_ops/random_ops.py), so that generator is the XLA generator
+# too: these functions seed, read and fork it. Its state is exposed as one 64-bit seed, as
+# upstream's is: reading it re-seeds the generator with a seed drawn from
+# it, so the value read is exactly the state, and set_rng_state(value)
+# returns the generator to that point.
+
+
+def set_rng_state(seed: int, device=None) -> None:
+  """Seeds the generator 'xla' random ops draw from (PyTorch's default CPU
+  generator, so CPU randomness is seeded too).
+
+  Args:
+    seed: a non-negative integer below 2**64.
+    device: upstream's per-device argument; one generator serves every
+      device here.
+  """
+  del device
+  seed = int(seed)
+  if not 0 <= seed < 2**64:
+    raise ValueError(f"set_rng_state: the seed must be in [0, 2**64), got "
+                     f"{seed}")
+  torch.manual_seed(seed)
+
+
+def get_rng_state(device=None) -> int:
+  """The generator's state as a seed: set_rng_state(get_rng_state())
+  later replays the same random numbers from this point."""
+  del device
+  seed = int(torch.randint(0, 2**62, (), dtype=torch.int64))
+  torch.manual_seed(seed)
+  return seed
+
+
+@contextlib.contextmanager
+def fork_rng(device=None, enabled: bool = True):
+  """Within the block, random numbers are drawn as usual; on exit the
+  generator is put back where it was when the block began.
+
+  Args:
+    device: upstream's per-device argument (one generator here).
+    enabled: False makes the block a no-op.
+  """
+  if not enabled:
+    yield
+    return
+  state = get_rng_state(device)
+  try:
+    yield
+  finally:
+    set_rng_state(state, device)
+
+
+def is_xla_tensor(tensor) -> bool:
+  """Whether `tensor` is a torch.Tensor on an 'xla' device."""
+  return isinstance(tensor, torch.Tensor) and tensor.device.type == "xla"
 
 
 # --- Step closures and logging (upstream names) ------------------------------

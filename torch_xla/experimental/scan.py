@@ -329,6 +329,11 @@ def _staged_for(fn, flat_init, unflatten_init, flat_xs, unflatten_xs, n,
   if staged is not None:
     _XLAC._xla_increment_counter("ScanRetrace", 1)
     if _reuses(staged, trace):
+      # Staged for a call that did not declare fn pure: the match of two
+      # traces is the purity check.
+      level = _pure_cache(fn, True) if is_fn_pure else None
+      if level is not None and key not in level:
+        level[key] = _Computation(staged)
       return staged, trace.invariants, trace.closures
   if is_fn_pure:
     # The promise is checked once, when the body is staged: a second trace
