@@ -155,7 +155,8 @@ class _Region:
             f"{len(self.seen) + 1}, because "
             f"{_explain(self.signatures, signature or [])}. Keep the input "
             f"shapes fixed (pad or bucket them), or raise "
-            f"max_different_graphs") from None
+            f"max_different_graphs (Maximum number of different graphs "
+            f"allowed per function exceeded: {self.max_graphs})") from None
       raise
     finally:
       if self.max_graphs is not None:
