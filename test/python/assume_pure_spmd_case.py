@@ -64,6 +64,15 @@ def main():
       "AssumePureTrace")
   spec = torch_xla._XLAC._get_xla_sharding_spec(m.up.weight.grad)
   assert "devices=[2,1" in spec or "devices=[2,1,2]" in spec, spec
+  # Upstream's pattern: mark_sharding of an input inside the function
+  # shards the result.
+  x = torch.randn(8, 4).to(dev)
+  result = assume_pure(xs.mark_sharding)(x, mesh, ("data", None))
+  torch_xla.sync()
+  spec = torch_xla._XLAC._get_xla_sharding_spec(
+      getattr(result, "global_tensor", result))
+  assert "devices=[2,1,2]" in spec, spec
+  close(result, x)
   print("ok")
 
 

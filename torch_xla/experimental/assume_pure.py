@@ -453,7 +453,7 @@ def _seed_for_call(device, rng_seed):
   """Operands for the trace's seed variables (base u64, index s64)."""
   index = _staging.const(0, _ir.S64, device)
   if rng_seed is not None:
-    return [_XLAC._tensor_scalar_int(rng_seed, _ir.U64, device), index]
+    return [_XLAC._tensor_scalar(rng_seed, _ir.U64, device), index]
   if random_ops.seed_source is not None:  # inside a traced loop body
     return [random_ops.seed_source(device), index]
   return [IterationSeeds.draw_base(device), index]
@@ -539,7 +539,8 @@ def _trace(target, flat, structure, tensors, num_extra, device, with_grad):
   before = dict(_XLAC._live_tensor_tokens())
   reads = _host_reads()
   try:
-    with seeds.active(), torch.set_grad_enabled(with_grad):
+    with seeds.active(), torch.set_grad_enabled(with_grad), \
+        _InputShardings(variables) as marked:
       result = target.call(placeholders[:num_extra], args, kwargs)
   except RuntimeError as e:
     if "placeholder" in str(e):
@@ -569,6 +570,13 @@ def _trace(target, flat, structure, tensors, num_extra, device, with_grad):
       template.append(leaf)
   _check_writes(name, before, variables, placeholders, num_extra)
   raw = [xt_of(o) for o in outputs]
+  if marked.found:  # mark_sharding of an input: annotate its uses
+    ids, annotated = [], []
+    for v, sharding in marked.found.items():
+      ids.append(v.id)
+      annotated.append(
+          _ir._op(_ir.K["sharding"], [v.handle], {"sharding": str(sharding)}))
+    raw = _XLAC._replace(raw, ids, annotated)
   variable_ids = [v.id for v in variables] + [seeds.base.id, seeds.index.id]
   outside = _XLAC._loop_invariants(raw, variable_ids)
   if outside:
@@ -627,6 +635,32 @@ def _trace(target, flat, structure, tensors, num_extra, device, with_grad):
       [v.handle for v in tangents + residual_vars + variables], backward)
   staged.backward_reads = tuple(range(len(variables)))
   return staged
+
+
+class _InputShardings:
+  """While fn is traced: mark_sharding of an input placeholder would only
+  set the placeholder's own sharding, which a sub-graph parameter drops.
+  Records it instead, so the trace annotates the input's uses."""
+
+  def __init__(self, variables):
+    self.by_data = {v.id: v for v in variables}
+    self.found = {}
+    self.original = _XLAC._xla_mark_sharding
+
+  def __enter__(self):
+
+    def mark(tensor, sharding):
+      v = self.by_data.get(_XLAC._leaf_data_id(xt_of(tensor)))
+      if v is not None and _XLAC._is_placeholder(tensor):
+        self.found[v] = sharding
+        return None
+      return self.original(tensor, sharding)
+
+    _XLAC._xla_mark_sharding = mark
+    return self
+
+  def __exit__(self, *exc):
+    _XLAC._xla_mark_sharding = self.original
 
 
 def _host_reads():
