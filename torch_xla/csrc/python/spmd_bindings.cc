@@ -6,7 +6,9 @@
 #include "torch_xla/csrc/python/bindings.h"
 #include "torch_xla/csrc/python/status_conversion.h"
 #include "torch_xla/csrc/spmd/spmd_mode.h"
+#include "torch_xla/csrc/tensor/graph_executor.h"
 #include "torch_xla/csrc/tensor/spmd_tensors.h"
+#include "torch_xla/csrc/tensor/views.h"
 
 namespace torch_xla::python {
 namespace py = pybind11;
@@ -52,7 +54,25 @@ void InitSpmdBindings(py::module_& m) {
   m.def(
       "_get_xla_sharding_spec",
       [](py::handle tensor) -> std::string {
-        ShardingPtr sharding = ToXlaTensor(tensor)->sharding();
+        XlaTensorPtr t = ToXlaTensor(tensor);
+        ShardingPtr sharding = t->sharding();
+        // A view of synced data (say a gradient that is a slice of a
+        // stacked one) is re-derived lazily after a sync, so it holds no
+        // buffers of its own; upstream's views are materialized and report
+        // the layout the partitioner gave them. Materialize it the same
+        // way (as reading it would) to report that layout.
+        ViewInfoPtr view = t->view();
+        if (sharding == nullptr && spmd::IsSpmd() &&
+            t->state() == TensorState::kIrValue && view != nullptr &&
+            view->root != nullptr &&
+            view->root->state() == TensorState::kDeviceData &&
+            view->root->sharding() != nullptr) {
+          {
+            py::gil_scoped_release release;
+            ThrowIfError(SyncTensors({t}));
+          }
+          sharding = t->sharding();
+        }
         return sharding == nullptr ? "" : sharding->ToString();
       },
       "The tensor's sharding in HLO text form; '' when it has none.");
