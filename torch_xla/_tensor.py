@@ -39,14 +39,33 @@ import torch
 
 from torch_xla import _XLAC, _dtypes
 
-# torch.device objects by ordinal, made once; a client can have more
-# devices, so use _device(i).
-_DEVICES = [torch.device("xla", i) for i in range(64)]
+# torch.device objects by ordinal, each made (and checked) once: use
+# _device(i).
+_DEVICES = []
 
 
 def _device(index: int) -> torch.device:
   return (_DEVICES[index] if 0 <= index < len(_DEVICES) else
-          torch.device("xla", index))
+          _checked_device(index))
+
+
+def _checked_device(index: int) -> torch.device:
+  """torch.device('xla', index), raising when this process has no such
+  device: a tensor made there must fail when it is made, not at its first
+  op (the C++ wrapper, python/torch_tensor.cc, says the same)."""
+  try:
+    count = len(_XLAC._runtime.devices())
+  except Exception:  # pylint: disable=broad-except
+    count = None  # no runtime: the first op raises and says why
+  if count is not None and not 0 <= index < count:
+    last = f" to xla:{count - 1}" if count > 1 else ""
+    raise RuntimeError(
+        f"device xla:{index} does not exist: this process has {count} XLA "
+        f"device{'' if count == 1 else 's'} (xla:0{last}). Use an index "
+        f"below {count} (torch_xla.runtime.addressable_device_count())")
+  while len(_DEVICES) <= index:
+    _DEVICES.append(torch.device("xla", len(_DEVICES)))
+  return _DEVICES[index]
 
 _from_code = _dtypes.TORCH_DTYPES
 _make_wrapper = torch.Tensor._make_wrapper_subclass

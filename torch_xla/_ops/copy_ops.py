@@ -1,5 +1,7 @@
 """Moving values between host and device, copies, aliases, factories."""
 
+import math
+
 import torch
 
 from torch_xla import _XLAC, _ir
@@ -80,6 +82,21 @@ def clone(x, memory_format=None):
 @op(aten.detach.default, aten.alias.default, aten.lift_fresh.default)
 def detach(x):
   return alias_of(x)
+
+
+@op(aten._assert_tensor_metadata.default)
+def assert_tensor_metadata(a, size=None, stride=None, dtype=None, *,
+                           device=None, layout=None):
+  """The check torch.export records before a dtype conversion: dtype and
+  sizes as recorded (strides, device and layout are the export's, not the
+  XLA tensor's)."""
+  if dtype is not None and a.dtype != dtype:
+    raise RuntimeError(
+        f"Tensor dtype mismatch! Expected dtype {dtype}, but got {a.dtype}")
+  if size is not None and list(a.shape) != list(size):
+    raise RuntimeError(
+        f"Tensor size mismatch! Expected size {list(size)}, but got "
+        f"{list(a.shape)}")
 
 
 @op(aten.lift_fresh_copy.default)
@@ -191,6 +208,21 @@ def _empty_strided(size, stride, dtype=None, layout=None, device=None,
   return _empty(size, dtype=dtype, device=device)
 
 
+_REDUCED_FLOAT_MAX = {torch.float16: 65504.0, torch.bfloat16: 3.3895e38}
+
+
+def _scalar_tensor(s, dtype=None, layout=None, device=None, pin_memory=None):
+  """Eager's scalar_tensor (how torch.where wraps a number): a bf16/f16
+  value goes through f32 unchecked, so a large finite value rounds to inf
+  instead of raising as fill_ does."""
+  dtype = dtype or torch.get_default_dtype()
+  limit = _REDUCED_FLOAT_MAX.get(dtype)
+  if limit is not None and type(s) in (int, float) and \
+      math.isfinite(s) and abs(s) > limit:
+    s = torch.tensor(s, dtype=torch.float32).to(dtype).item()
+  return wrap(fill(s, [], dtype, _device_index(device)))
+
+
 def _copy_from(src, dst, non_blocking=False):
   # Reached when PyTorch copies into an 'xla' tensor below the Python
   # dispatch key (e.g. torch.tensor(data, device='xla')).
@@ -200,3 +232,4 @@ def _copy_from(src, dst, non_blocking=False):
 _xla_kernels.impl("empty.memory_format", _empty)
 _xla_kernels.impl("empty_strided", _empty_strided)
 _xla_kernels.impl("_copy_from", _copy_from)
+_xla_kernels.impl("scalar_tensor", _scalar_tensor)

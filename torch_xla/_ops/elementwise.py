@@ -299,6 +299,19 @@ for _functional, _overloads in (
   op(*_overloads)(inplace_rule(_functional))
 
 
+_REDUCED_FLOAT_MAX = {torch.float16: 65504.0, torch.bfloat16: 3.3895e38}
+
+
+def _where_number(v, dtype, device):
+  """where's number operand for a bf16/f16 result: eager rounds it to
+  `dtype` unchecked (1e10 gives inf), unlike fill_."""
+  if type(v) not in (int, float) or not math.isfinite(v) or \
+      abs(v) <= _REDUCED_FLOAT_MAX[dtype]:
+    return v
+  return literal(torch.tensor(v, dtype=torch.float32).to(dtype).item(),
+                 code_of(dtype), (), device)
+
+
 @op(aten.where.self, aten.where.ScalarSelf, aten.where.ScalarOther,
     aten.where.Scalar, torch.ops.prims.where.default)
 def where(condition, a, b):
@@ -308,6 +321,8 @@ def where(condition, a, b):
   cond = xt_of(condition) if isinstance(condition, XlaTensor) else \
       scalar(bool(condition.item()), _ir.PRED, device)
   cond = _ir.convert(cond, _ir.PRED)
+  if dtype in _REDUCED_FLOAT_MAX:
+    a, b = _where_number(a, dtype, device), _where_number(b, dtype, device)
   xa, xb = binary_operands(a, b, dtype)
   shape = broadcast_shapes(cond.dims, xa.dims)
   return wrap(
@@ -560,43 +575,3 @@ def gelu(x, approximate="none"):
       _ir.binary("multiply", _ir.binary("multiply", half, v),
                  _ir.binary("add", one, t)))
 
-
-def _clamp(x, low, high):
-  dtype = x.dtype
-  for bound in (low, high):
-    if isinstance(bound, torch.Tensor):
-      dtype = torch.promote_types(dtype, bound.dtype)
-  code = code_of(dtype)
-  v = _ir.convert(xt_of(x), code)
-  device = x.device.index
-
-  def bound_value(bound):
-    b = xt_of(bound) if isinstance(bound, XlaTensor) else scalar(
-        bound, code, device)
-    return _ir.broadcast_to(_ir.convert(b, code), v.dims)
-
-  if low is not None:
-    v = _ir.binary("maximum", v, bound_value(low))
-  if high is not None:
-    v = _ir.binary("minimum", v, bound_value(high))
-  return wrap(v)
-
-
-@op(aten.clamp.default, aten.clamp.Tensor)
-def clamp(x, min=None, max=None):
-  return _clamp(x, min, max)
-
-
-@op(aten.clamp_min.default, aten.clamp_min.Tensor)
-def clamp_min(x, min):
-  return _clamp(x, min, None)
-
-
-@op(aten.clamp_max.default, aten.clamp_max.Tensor)
-def clamp_max(x, max):
-  return _clamp(x, None, max)
-
-
-op(aten.clamp_.default, aten.clamp_.Tensor)(inplace_rule(clamp))
-op(aten.clamp_min_.default)(inplace_rule(clamp_min))
-op(aten.clamp_max_.default)(inplace_rule(clamp_max))

@@ -1,7 +1,9 @@
 """masked_fill and masked_scatter (with its backward): a boolean mask
 selects positions of a tensor of static shape, so both stay on the device.
 masked_scatter with fewer source elements than True mask values repeats the
-last one instead of raising (index values are data)."""
+last one instead of raising (index values are data). A fill value x's dtype
+cannot hold raises eager's overflow error (uint8 takes -255..255, wrapping
+negatives, as eager does)."""
 
 import math
 
@@ -32,9 +34,13 @@ def _masked_fill_value(x, mask, value, inplace):
       raise RuntimeError(
           f"masked_fill_ only supports a 0-dimensional value tensor, but "
           f"got tensor with {value.dim()} dimension(s).")
-    fill = _ir.convert(xt_of(value), code) if isinstance(
-        value, XlaTensor) else scalar(value.item(), code, device)
+    if isinstance(value, XlaTensor):
+      fill = _ir.convert(xt_of(value), code)
+    else:
+      _XLAC._check_scalar(value.item(), code)
+      fill = scalar(value.item(), code, device)
   else:
+    _XLAC._check_scalar(value, code)  # eager's overflow error, not a wrap
     fill = scalar(value, code, device)
   v = xt_of(x)
   m = index_mask(mask, device)

@@ -98,7 +98,7 @@ def random_bits(shape, code, device, generator=None):
   else:
     # Not _common.scalar: that cache is for values that repeat; every seed
     # is new. It is still a parameter, never a literal.
-    seed = _XLAC._tensor_scalar_int(draw_seed(generator), _ir.U64, device)
+    seed = _XLAC._tensor_scalar(draw_seed(generator), _ir.U64, device)
   state = _ir.concatenate(
       [_ir.reshape(seed, [1]), literal(_STREAM, _ir.U64, [1], device)], 0)
   _, bits = _ir._op_multi(_ir.K["rng_bit_generator"], [state], {

@@ -127,7 +127,7 @@ class IterationSeeds:
   @staticmethod
   def draw_base(device: int):
     """A fresh base seed from PyTorch's CPU generator (one per loop run)."""
-    return _XLAC._tensor_scalar_int(random_ops.draw_seed(), _ir.U64, device)
+    return _XLAC._tensor_scalar(random_ops.draw_seed(), _ir.U64, device)
 
 
 class Loop:

@@ -14,6 +14,7 @@
 #include "torch_xla/csrc/ir/shape_util.h"
 #include "torch_xla/csrc/ir/status_macros.h"
 #include "torch_xla/csrc/python/fast_rule_util.h"
+#include "torch_xla/csrc/python/host_numbers.h"
 #include "torch_xla/csrc/python/ir_values.h"
 #include "torch_xla/csrc/python/scalar_leaves.h"
 
@@ -103,6 +104,11 @@ FastRuleResult MaskedFill(PyObject* const* args, Py_ssize_t nargs) {
   absl::StatusOr<std::vector<int64_t>> broadcast =
       BroadcastDims({&shape.dims, &mask.handle->shape().dims});
   if (!broadcast.ok() || *broadcast != shape.dims) return py::object();
+  // A value the dtype cannot hold: the Python rule raises eager's error.
+  absl::StatusOr<HostNumber> number = ReadHostNumber(args[2], "value");
+  if (!number.ok() || !MakeCheckedHostScalar(*number, shape.dtype).ok()) {
+    return py::object();
+  }
   Value fill = ScalarLeafAtSite(args[2], shape.dtype);
   TXLA_ASSIGN_OR_RETURN(Value mask_value, CurrentValue(mask));
   TXLA_ASSIGN_OR_RETURN(Value x_value, CurrentValue(x));

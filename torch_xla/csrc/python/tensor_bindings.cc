@@ -244,11 +244,13 @@ void InitTensorBindings(py::module_& m) {
       "A scalar sent to the device only when a graph using it runs. A value "
       "the dtype cannot hold raises RuntimeError, as eager does.");
   m.def(
-      "_tensor_scalar_int",
-      [checked_scalar](py::handle value, int dtype, int device) {
-        return XlaTensor::FromData(checked_scalar(value, dtype), device);
+      "_check_scalar",
+      [checked_scalar](py::handle value, int dtype) {
+        checked_scalar(value, dtype);
       },
-      py::arg("value"), py::arg("dtype"), py::arg("device") = 0);
+      py::arg("value"), py::arg("dtype"),
+      "Raises eager's RuntimeError when `dtype` cannot hold the number "
+      "`value` (masked_fill, where, clamp check their scalars with it).");
   m.def(
       "_tensor_fill",
       [](py::handle value, std::vector<int64_t> dims, int dtype, int device) {

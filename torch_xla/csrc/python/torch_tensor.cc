@@ -4,9 +4,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "pybind11/stl.h"
+#include "torch_xla/csrc/ir/error_class.h"
 #include "torch_xla/csrc/ir/shape_util.h"
 #include "torch_xla/csrc/python/bindings.h"
 #include "torch_xla/csrc/python/status_conversion.h"
+#include "torch_xla/csrc/runtime/client.h"
 #include "torch_xla/csrc/tensor/graph_executor.h"
 
 namespace py = pybind11;
@@ -59,11 +61,27 @@ struct WrapperApi {
     return api;
   }
 
+  // A tensor on a device this process does not have raises when it is
+  // made, not at its first op. Checked once per ordinal (devices caches).
+  static void CheckExists(int ordinal) {
+    absl::StatusOr<runtime::Client*> client = runtime::Client::Global();
+    if (!client.ok()) return;  // no runtime: the first op says why
+    const int count = static_cast<int>((*client)->devices().size());
+    if (ordinal < count) return;
+    ThrowStatus(EagerRuntimeError(absl::StrCat(
+        "device xla:", ordinal, " does not exist: this process has ", count,
+        " XLA device", count == 1 ? "" : "s", " (xla:0",
+        count > 1 ? absl::StrCat(" to xla:", count - 1) : "",
+        "). Use an index below ", count,
+        " (torch_xla.runtime.addressable_device_count())")));
+  }
+
   PyObject* Device(int ordinal) {
     if (ordinal < 0) {
       ThrowStatus(absl::InvalidArgumentError(
           absl::StrCat("negative device ordinal ", ordinal)));
     }
+    if (static_cast<int>(devices.size()) <= ordinal) CheckExists(ordinal);
     while (static_cast<int>(devices.size()) <= ordinal) {
       devices.push_back(
           torch_device("xla", static_cast<int>(devices.size())));
