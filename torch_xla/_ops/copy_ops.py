@@ -5,6 +5,7 @@ import math
 import torch
 
 from torch_xla import _XLAC, _ir
+from torch_xla._ops import index_util
 from torch_xla._ops._common import code_of, literal, scalar
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
@@ -21,8 +22,10 @@ def from_host(cpu: torch.Tensor, device: int = 0) -> XlaTensor:
   if cpu.numel() == 0:
     return wrap(literal(0, code, cpu.shape, device))
   cpu = cpu.contiguous()
-  return wrap(_XLAC._tensor_from_host(cpu.data_ptr(), list(cpu.shape), code,
-                                      device))
+  out = wrap(_XLAC._tensor_from_host(cpu.data_ptr(), list(cpu.shape), code,
+                                     device))
+  index_util.remember_host_range(out._xt, cpu)
+  return out
 
 
 def to_device(xt, device: int):
@@ -118,7 +121,12 @@ def copy_(dst, src, non_blocking=False):
   elif src.dim() == 0 and src.device.type == "cpu":
     value = scalar(src.item(), code, device)
   else:
-    value = xt_of(from_host(src.to(dst.dtype), device))
+    host = src.to(dst.dtype)
+    value = xt_of(from_host(host, device))
+    if list(host.shape) == list(dst.shape):
+      out = commit(dst, value)
+      index_util.remember_host_range(dst._xt, host)
+      return out
   value = _ir.broadcast_to(_ir.convert(value, code), list(dst.shape))
   return commit(dst, value)
 

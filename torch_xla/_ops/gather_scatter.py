@@ -100,12 +100,23 @@ def _scatter_value(x, dim, index, src, kind, what):
     u = _ir.broadcast_to(scalar(src, code, x.device.index), ishape)
   iv = _ir.reshape(index_value(index, x.device.index), ishape)
   v = _ir.reshape(xt_of(x), list(x.shape) or [1])
+  indices = _element_indices(iv, d, rank)
+
+  def scatter_into(target, updates):
+    return _ir.scatter(target, indices, updates, window_dims=[],
+                       inserted_dims=list(range(rank)),
+                       scatter_dim_map=list(range(rank)), index_vec_dim=rank,
+                       kind=kind)
+
   if kind == "add" and x.dtype == torch.bool:
-    raise RuntimeError(f"{what}(): bool tensors cannot be scatter-added")
-  out = _ir.scatter(v, _element_indices(iv, d, rank), u, window_dims=[],
-                    inserted_dims=list(range(rank)),
-                    scatter_dim_map=list(range(rank)), index_vec_dim=rank,
-                    kind=kind)
+    # Eager adds bools as a logical or: x | (any update at each position),
+    # from int32 counts of the true updates.
+    counts = scatter_into(literal(0, _ir.S32, v.dims, x.device.index),
+                          _ir.convert(u, _ir.S32))
+    out = _ir.binary("or", v, _ir.compare(
+        counts, literal(0, _ir.S32, v.dims, x.device.index), "NE"))
+  else:
+    out = scatter_into(v, u)
   return _ir.reshape(out, list(x.shape))
 
 
