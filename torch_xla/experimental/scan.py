@@ -36,6 +36,7 @@ first call traces twice and compares.
 """
 
 import collections
+import itertools
 import weakref
 
 import torch
@@ -374,6 +375,30 @@ def _spec_of(flat, unflatten):
   return str(spec)
 
 
+_shard_groups = itertools.count(1)
+
+
+def _shard_alike(staged, handles, first, present=None):
+  """Under SPMD, ties the sharding of each input of the loops to that of
+  its gradient (XLA's shard-as groups, one per input leaf, numbered per
+  staged body so the graph stays the same from step to step): the
+  partitioner then gives a gradient the layout of its input instead of
+  choosing one for the backward loop's outputs alone. `present`: which
+  leaves `handles` has (the differentiable ones)."""
+  if staged.backward is None or not _XLAC._xla_is_spmd():
+    return list(handles)
+  if getattr(staged, "shard_group", None) is None:
+    staged.shard_group = next(_shard_groups) * 4096
+  if present is None:
+    present = [True] * len(handles)
+  positions = [first + k for k, p in enumerate(present) if p]
+  return [
+      _XLAC._xla_sharding_annotation(
+          h, "{unknown shard_as %d}" % (staged.shard_group + k))
+      for h, k in zip(handles, positions)
+  ]
+
+
 class Scan(torch.autograd.Function):
   """The scan as one autograd op: forward While, backward reversed While.
   Inputs after the staging arguments: init leaves, xs leaves, closures."""
@@ -381,8 +406,10 @@ class Scan(torch.autograd.Function):
   @staticmethod
   def forward(ctx, staged, invariants, seed, num_init, num_xs, *inputs):
     ctx.set_materialize_grads(False)
-    init = [xt_of(t) for t in inputs[:num_init]]
-    xs = [xt_of(t) for t in inputs[num_init:num_init + num_xs]]
+    init = _shard_alike(staged, [xt_of(t) for t in inputs[:num_init]], 0)
+    xs = _shard_alike(
+        staged, [xt_of(t) for t in inputs[num_init:num_init + num_xs]],
+        num_init)
     carry, ys, saved = staged.run_forward(init, xs, invariants, seed)
     # Saved as tensors so that autograd frees them after the backward. The
     # xs residuals are read from are saved as themselves (no copy); autograd's
@@ -414,7 +441,8 @@ class Scan(torch.autograd.Function):
     d_init, d_xs, d_closures = staged.run_backward(grads, saved, xs,
                                                    invariants)
     num_init, num_xs, _ = ctx.counts
-    d_init, d_xs = iter(d_init), iter(d_xs)
+    d_init = iter(_shard_alike(staged, d_init, 0, staged.carry_diff))
+    d_xs = iter(_shard_alike(staged, d_xs, num_init, staged.x_diff))
     out = [None] * 5
     out += [wrap(next(d_init)) if d else None for d in staged.carry_diff]
     out += [wrap(next(d_xs)) if d else None for d in staged.x_diff]

@@ -2,6 +2,7 @@
 // form is what users see), mark/clear, local shards.
 
 #include "pybind11/stl.h"
+#include "torch_xla/csrc/ir/builder.h"
 #include "torch_xla/csrc/ir/sharding.h"
 #include "torch_xla/csrc/python/bindings.h"
 #include "torch_xla/csrc/python/status_conversion.h"
@@ -48,6 +49,19 @@ void InitSpmdBindings(py::module_& m) {
                                   std::make_shared<const Sharding>(sharding)));
       },
       py::arg("tensor"), py::arg("sharding"));
+  m.def(
+      "_xla_sharding_annotation",
+      [](py::handle tensor, const std::string& text) {
+        XlaTensorPtr t = ToXlaTensor(tensor);
+        Value value = ValueOrThrow(t->GetIrValue());
+        NodePtr node = ValueOrThrow(
+            MakeNode(OpKind::kSharding, {value},
+                     Attrs().Set("sharding", absl::string_view(text))));
+        return XlaTensor::FromIr(Value(node), t->device());
+      },
+      py::arg("tensor"), py::arg("sharding"),
+      "A new tensor: `tensor`'s value annotated with an HLO sharding text "
+      "for the partitioner (e.g. '{unknown shard_as 0}').");
   m.def("_xla_clear_sharding", [](py::handle tensor) {
     ThrowIfError(ClearSharding(ToXlaTensor(tensor)));
   });
