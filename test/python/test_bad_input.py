@@ -8,6 +8,7 @@ import torch
 
 import torch_xla
 import torch_xla.debug.metrics as met
+from torch_xla import _XLAC, _ir
 
 
 def _outcome(fn, device):
@@ -107,3 +108,68 @@ def test_existing_device_still_works():
   t = torch.zeros(2, device="xla:0") + 1
   assert t.device == torch.device("xla", 0)
   assert t.cpu().tolist() == [1.0, 1.0]
+
+
+def test_device_mismatch_message_is_worded_once():
+  a = torch.ones(2, 3).to(torch_xla.device())
+  b = torch.ones(2, 3)
+  message = ("Expected all tensors to be on the same device, but found at "
+             "least two devices, xla:0 and cpu! Move the tensor with "
+             ".to('xla') first")
+  with pytest.raises(RuntimeError) as from_cpp:
+    _XLAC._elementwise(_ir.K["add"], [a, b], _ir.F32)
+  assert str(from_cpp.value) == message
+  with pytest.raises(RuntimeError) as from_rule:
+    torch.cat([a, b])
+  assert str(from_rule.value) == "torch.cat(): " + message
+  # cpu 0-dim tensors mix with xla tensors, as in eager
+  torch.testing.assert_close((a + torch.tensor(2.0)).cpu(), torch.full((2, 3),
+                                                                        3.0))
+
+
+# Indices known on the host: checked there, as eager checks them.
+
+_INDEX_CASES = {
+    "cpu tensor": lambda d: torch.arange(3, device=d)[torch.tensor([5])],
+    "list": lambda d: torch.arange(3, device=d)[[5]],
+    "negative": lambda d: torch.arange(3, device=d)[[-4]],
+    "first bad named": lambda d: torch.arange(3, device=d)[
+        torch.tensor([1, 7, -9])],
+    "second dim": lambda d: torch.zeros(3, 2, device=d)[:,
+                                                        torch.tensor([2])],
+    "uploaded": lambda d: torch.arange(3, device=d)[
+        torch.tensor([3], device=d)],
+    "index_put": lambda d: torch.zeros(3, device=d).index_put_(
+        (torch.tensor([3]),), torch.tensor(1.0)),
+    "index_select": lambda d: torch.arange(3, device=d).index_select(
+        0, torch.tensor([3], device=d)),
+    "index_select negative": lambda d: torch.arange(3, device=d).index_select(
+        0, torch.tensor([-1])),
+    "embedding": lambda d: torch.nn.functional.embedding(
+        torch.tensor([[0, 4]], device=d), torch.ones(4, 2, device=d)),
+    "valid negative": lambda d: torch.arange(3, device=d)[[2, -3]],
+    "valid edge": lambda d: torch.arange(3, device=d).index_select(
+        0, torch.tensor([0, 2])),
+}
+
+
+@pytest.mark.parametrize("name", list(_INDEX_CASES))
+def test_host_index_range(name):
+  check_like_eager(_INDEX_CASES[name], match="out of")
+
+
+def test_host_index_written_since_upload_is_not_judged_by_its_old_value():
+  """The upload's range is forgotten once the index tensor is written."""
+  check_like_eager(lambda d: torch.arange(3, device=d)[
+      torch.tensor([5], device=d).sub_(4)])
+
+
+def test_host_index_check_adds_no_transfer():
+  d = torch_xla.device()
+  x = torch.arange(3, device=d)
+  idx = torch.tensor([2, 0], device=d)
+  torch_xla.sync()
+  met.clear_all()
+  y = x[idx]
+  assert met.metric_data("TransferFromDeviceTime") is None
+  assert y.cpu().tolist() == [2, 0]

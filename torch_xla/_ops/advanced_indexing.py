@@ -2,11 +2,13 @@
 gather/scatter ops. The other indexing ops: index_along_dim.py,
 gather_scatter.py, masked_ops.py, embedding.py.
 
-Index values are data, so nothing here can check them without running the
-graph. Out-of-range integer indices therefore do not raise IndexError as in
-eager: XLA gather clamps a start index into range (reads the nearest valid
-row) and XLA scatter skips an out-of-range update (index_reduce ignores
-them the same way). Negative indices of advanced indexing (x[idx],
+Index values known on the host (a cpu index tensor, a list, or an 'xla'
+tensor whose value was just uploaded) are checked there, as eager checks
+them: an out-of-range one raises IndexError (index_util.index_value).
+Indices computed on the device are data, so nothing here can check them
+without running the graph: XLA gather clamps a start index into range
+(reads the nearest valid row) and XLA scatter skips an out-of-range update
+(index_reduce ignores them the same way). Negative indices of advanced indexing (x[idx],
 x[idx] = v) and of take/put wrap like Python's, as in eager. For the same
 reason masked_scatter with fewer source elements than True mask values
 repeats the last one instead of raising.
@@ -64,7 +66,8 @@ class _Advanced:
     device = x.device.index
     cols = []
     for d in self.dims:
-      v = wrap_negative(index_value(indices[d], device), shape[d])
+      bounds = (shape[d], d, True, None)
+      v = wrap_negative(index_value(indices[d], device, bounds), shape[d])
       cols.append(_ir.reshape(_ir.broadcast_to(v, batch), batch + [1]))
     self.idx = cols[0] if len(cols) == 1 else _ir.concatenate(
         cols, len(batch))

@@ -1,5 +1,6 @@
 """Embedding lookups (embedding, embedding_renorm_) and the embedding
-gradient (embedding_dense_backward), as gathers and scatters of rows."""
+gradient (embedding_dense_backward), as gathers and scatters of rows.
+Indices known on the host are checked as eager checks them."""
 
 import torch
 
@@ -24,7 +25,8 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False,
   if weight.dim() != 2:
     raise RuntimeError("'weight' must be 2-D")
   rank = indices.dim()
-  idx = index_value(indices, weight.device.index)
+  idx = index_value(indices, weight.device.index,
+                    (weight.shape[0], 0, False, "index out of range in self"))
   return wrap(
       _ir.gather(xt_of(weight), idx, offset_dims=[rank], collapsed_dims=[0],
                  start_index_map=[0], index_vec_dim=rank,

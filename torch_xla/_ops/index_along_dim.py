@@ -1,9 +1,10 @@
 """Indexing along one dim: index_select, index_copy, index_add, index_fill
 and index_reduce, on the IR gather/scatter ops.
 
-Index values are data: out-of-range indices are not checked (XLA gather
-clamps a start index into range, XLA scatter skips an out-of-range update;
-see advanced_indexing.py)."""
+index_select checks index values known on the host, as eager does
+(IndexError); the others, and indices computed on the device, are not
+checked: XLA gather clamps a start index into range, XLA scatter skips an
+out-of-range update (see advanced_indexing.py)."""
 
 import math
 
@@ -22,13 +23,18 @@ from torch_xla._tensor import XlaTensor, wrap, xt_of
 # Along one dim: index_select, index_copy, index_add, index_fill.
 
 
-def _dim_index(x, dim, index, what):
+def _dim_index(x, dim, index, what, message=None):
+  """message: when given, index values known on the host are checked
+  against [0, size) and a bad one raises IndexError(message), as eager."""
   check_index_dtype(index, what)
   if index.dim() > 1:
     raise IndexError(f"{what}: Index is supposed to be a vector")
   d = canonical_dim(dim, x.dim())
   n = index.numel()
-  return d, n, _ir.reshape(index_value(index, x.device.index), [n])
+  bounds = None
+  if message is not None:
+    bounds = ((list(x.shape) or [1])[d], d, False, message)
+  return d, n, _ir.reshape(index_value(index, x.device.index, bounds), [n])
 
 
 @op(aten.index_select.default)
@@ -41,7 +47,8 @@ def index_select(x, dim, index):
       raise RuntimeError(f"index_select(): Index to scalar can have only 1 "
                          f"value, got {index.numel()} value(s)")
     return wrap(_XLAC._clone(xt_of(x)))
-  d, _, idx = _dim_index(x, dim, index, "index_select()")
+  d, _, idx = _dim_index(x, dim, index, "index_select()",
+                         "index out of range in self")
   return wrap(gather_dim(xt_of(x), d, idx))
 
 
@@ -109,6 +116,13 @@ def _index_add_value(x, dim, index, source, alpha):
     src = _ir.binary(
         "multiply", src,
         _ir.broadcast_to(scalar(alpha, src.dtype, x.device.index), src.dims))
+  if x.dtype == torch.bool:
+    # Eager adds bools as a logical or: x | (any true source row there),
+    # from int32 counts.
+    v = xt_of(x)
+    zero = literal(0, _ir.S32, v.dims, x.device.index)
+    counts = scatter_dim(zero, d, idx, _ir.convert(src, _ir.S32), "add")
+    return _ir.binary("or", v, _ir.compare(counts, zero, "NE"))
   return scatter_dim(xt_of(x), d, idx, src, "add")
 
 

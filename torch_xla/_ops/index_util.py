@@ -3,6 +3,7 @@ index_along_dim.py, gather_scatter.py, masked_ops.py, embedding.py): index
 operands as s64 handles, one-dim gathers and scatters, the CPU fallback for
 value-dependent shapes."""
 
+import collections
 import warnings
 
 import torch
@@ -13,19 +14,86 @@ from torch_xla._ops._common import check_same_device, code_of, literal, scalar
 from torch_xla._tensor import XlaTensor, xt_of
 
 
-def index_value(t, device):
+def index_value(t, device, bounds=None):
   """An index tensor as an s64 handle (cpu index tensors are allowed, as in
-  eager on accelerators)."""
+  eager on accelerators).
+
+  bounds: None, or (size, dim, negative_ok, message) to check index values
+  known on the host, as eager does (IndexError): a cpu tensor, or an 'xla'
+  tensor whose value was just uploaded from one (see host_range). Values
+  computed on the device are not checked (advanced_indexing.py says what
+  they do). message: eager's text, or None for "index i is out of bounds
+  for dimension d with size n".
+  """
   if isinstance(t, XlaTensor):
+    if bounds is not None:
+      known = host_range(t)
+      if known is not None:
+        check_bounds(known[0], known[1], None, *bounds)
     v = xt_of(t)
   elif isinstance(t, torch.Tensor):
     if t.device.type != "cpu":
       raise RuntimeError(f"indices on {t.device} cannot index an xla tensor")
+    if bounds is not None and t.numel():
+      check_bounds(int(t.min()), int(t.max()), t, *bounds)
     from torch_xla._ops import copy_ops
     v = xt_of(copy_ops.from_host(t, device))
   else:
     raise TypeError(f"expected an index tensor, got {type(t).__name__}")
   return _ir.convert(v, _ir.S64)
+
+
+# Integer uploads up to this many elements remember their range on the
+# host (copy_ops.from_host): a few microseconds next to the transfer, and
+# what lets x[[5]] raise as eager does. The newest few are kept, by tensor
+# ID, with the handle's version (it counts in-place writes).
+HOST_RANGE_LIMIT = 1 << 16
+_HOST_RANGES = collections.OrderedDict()
+_HOST_RANGES_KEPT = 256
+
+
+def remember_host_range(xt, cpu: torch.Tensor):
+  """Notes the range of the small integer value `cpu` just uploaded into
+  handle `xt`, so that indexing with it is checked on the host."""
+  if cpu.dtype in _INDEX_DTYPES and 0 < cpu.numel() <= HOST_RANGE_LIMIT:
+    lo, hi = torch.aminmax(cpu)
+    _HOST_RANGES[xt.id] = (xt.version, int(lo), int(hi))
+    if len(_HOST_RANGES) > _HOST_RANGES_KEPT:
+      _HOST_RANGES.popitem(last=False)
+
+
+_INDEX_DTYPES = (torch.int64, torch.int32, torch.int16, torch.int8,
+                 torch.uint8)
+
+
+def host_range(t):
+  """(min, max) of an 'xla' tensor's value when it is still the value
+  uploaded from the host, else None."""
+  if t._view is not None:
+    return None
+  xt = t._xt
+  known = _HOST_RANGES.get(xt.id)
+  if known is None or known[0] != xt.version:  # written since
+    return None
+  return known[1], known[2]
+
+
+def check_bounds(lo, hi, values, size, dim, negative_ok, message):
+  """IndexError unless every index in [lo, hi] is valid for a dim of
+  `size` ([-size, size) when negative_ok, else [0, size)); values: the cpu
+  index tensor, to name the first bad index as eager does."""
+  low = -size if negative_ok else 0
+  if lo >= low and hi < size:
+    return
+  if message is not None:
+    raise IndexError(message)
+  if values is not None:
+    flat = values.reshape(-1)
+    bad = int(flat[((flat < low) | (flat >= size)).nonzero()[0, 0]])
+  else:
+    bad = hi if hi >= size else lo
+  raise IndexError(f"index {bad} is out of bounds for dimension {dim} with "
+                   f"size {size}")
 
 
 def operand(t, device, what):

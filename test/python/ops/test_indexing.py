@@ -68,14 +68,16 @@ def test_index_result_is_not_a_view():
   assert x.cpu().sum() == 0
 
 
-def test_out_of_range_index_is_clamped_not_raised():
-  # Documented difference: index values are data, so XLA gather clamps
-  # them into range instead of raising IndexError like eager.
+def test_out_of_range_index_from_host_raises_device_computed_is_clamped():
+  # Index values known on the host (uploaded just now) are checked as in
+  # eager; values computed on the device are data, and XLA gather clamps
+  # them into range (a documented difference, see advanced_indexing.py).
   x = torch.arange(12.).reshape(3, 4)
-  out = x.to(XLA)[_idx([5]).to(XLA)]
+  with pytest.raises(IndexError, match="index 5 is out of bounds for "
+                     "dimension 0 with size 3"):
+    x.to(XLA)[_idx([5]).to(XLA)]
+  out = x.to(XLA)[_idx([1]).to(XLA) + 4]
   torch.testing.assert_close(out.cpu(), x[2:3])
-  with pytest.raises(IndexError):
-    x[_idx([5])]
 
 
 def test_bool_mask_index_falls_back_with_a_reason():
