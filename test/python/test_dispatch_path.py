@@ -28,12 +28,6 @@ def _python_calls(func):
   return _XLAC._python_dispatch_calls().get(func, 0)
 
 
-def test_torch_dispatch_is_the_cpp_entry():
-  entry = XlaTensor.__dict__["__torch_dispatch__"]
-  assert isinstance(entry, classmethod)
-  assert entry.__func__ is _XLAC._torch_dispatch
-
-
 def test_registry_registers_once():
   with pytest.raises(RuntimeError, match="already registered"):
     _XLAC._register_dispatch(rules=registry.RULES, dispatch=registry.dispatch,
