@@ -40,7 +40,8 @@ OPS = [
     "permute", "reshape", "index_select", "gather", "scatter_add",
     "masked_fill", "histc", "cdist", "nn.functional.pdist",
     "nn.functional.adaptive_avg_pool3d", "nn.functional.group_norm",
-    "softmax", "matmul",
+    "softmax", "matmul", "bitwise_left_shift", "bitwise_right_shift",
+    "signbit", "copysign", "exp2", "hypot", "index_add",
 ]
 _OPINFOS = {(o.name, o.variant_test_name): o for o in op_db}
 SAMPLES_TO_PICK_FROM = 4
