@@ -17,7 +17,7 @@ Dispatch order for an op reaching an 'xla' tensor:
 import os
 
 import torch
-from torch.utils._pytree import tree_map
+from torch.utils._pytree import tree_flatten, tree_map
 
 from torch_xla import _XLAC
 
@@ -203,8 +203,22 @@ def cpu_fallback(func, args, kwargs):
       return cpu
     return x
 
-  cpu_args = tree_map(to_cpu, args)
-  cpu_kwargs = tree_map(to_cpu, kwargs)
+  try:
+    cpu_args = tree_map(to_cpu, args)
+    cpu_kwargs = tree_map(to_cpu, kwargs)
+  except RuntimeError as e:
+    if "placeholder" not in str(e):
+      raise
+    # A traced value (scan bodies, torch.export) has no data to copy.
+    dtypes = ", ".join(
+        f"{str(x.dtype).replace('torch.', '')}{list(x.shape)}"
+        for x in tree_flatten((args, kwargs))[0]
+        if isinstance(x, torch.Tensor))
+    raise NotImplementedError(
+        f"{func} has no lowering for the XLA device (inputs: {dtypes}), "
+        f"and it cannot fall back to the CPU here: its input is a traced "
+        f"placeholder value without data. Add a rule for it "
+        f"(docs/adding_an_op.md)") from e
   if device is None:
     device = kwargs.get("device") or torch.device("xla", 0)
   result = func(*cpu_args, **cpu_kwargs)

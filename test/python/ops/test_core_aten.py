@@ -164,3 +164,30 @@ def test_resize_to_another_shape_names_the_op():
                      match=r"aten::resize_ of an 'xla' tensor \(torch.float32"
                      r", shape \[2, 5\]\) to \[3, 4\]"):
     x.resize_(3, 4)
+
+
+@torch.library.custom_op("core_aten_test::no_rule", mutates_args=())
+def _no_rule(x: torch.Tensor) -> torch.Tensor:
+  return x * 2
+
+
+@_no_rule.register_fake
+def _(x):
+  return torch.empty_like(x)
+
+
+def test_op_without_rule_falls_back_or_names_itself():
+  import torch_xla.debug.metrics as met
+  from torch_xla.core import xla_builder
+  before = met.counter_value("aten::no_rule") or 0
+  # Real data: the CPU fallback runs it and the counter records it.
+  x = torch.randn(3)
+  torch.testing.assert_close(
+      torch.ops.core_aten_test.no_rule(x.to(XLA)).cpu(), x * 2)
+  assert met.counter_value("aten::no_rule") == before + 1
+  # A traced placeholder has no data to fall back with.
+  p = xla_builder.create_placeholder_tensor([3, 4], torch.int32)
+  with pytest.raises(NotImplementedError,
+                     match=r"core_aten_test\.no_rule\.default has no lowering "
+                     r"for the XLA device \(inputs: int32\[3, 4\]\)"):
+    torch.ops.core_aten_test.no_rule(p)
