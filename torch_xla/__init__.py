@@ -24,6 +24,7 @@ from torch_xla import _ops  # noqa: E402,F401  (registers the ATen rules)
 from torch_xla._tensor import XlaTensor  # noqa: E402
 from torch_xla import _autocast  # noqa: E402,F401  (torch.autocast('xla'))
 from torch_xla._launch import launch  # noqa: E402  (multi-process jobs)
+from torch_xla import _replica_threads  # noqa: E402  (replicas as threads)
 from torch_xla import _module_conversion  # noqa: E402,F401  (tied params stay tied)
 from torch_xla.utils import closures as _closures  # noqa: E402
 from torch_xla._compile import compile  # noqa: E402,A001
@@ -32,8 +33,12 @@ from torch_xla import _device_module  # noqa: E402
 _device_module._register()  # torch.xla (torch.utils.checkpoint, fork_rng)
 
 
-def device(index: int = 0) -> torch.device:
-  """The XLA device with that index (default 0)."""
+def device(index: int = None) -> torch.device:
+  """The XLA device with that index (default: 0, or in a replica thread of
+  torch_xla._internal.pjrt.spawn_threads its own device)."""
+  if index is None:
+    replica = _replica_threads.replica()
+    index = 0 if replica is None else replica[0]
   return torch.device("xla", index)
 
 
@@ -54,8 +59,11 @@ def sync(wait: bool = False, reset_scope: bool = True) -> None:
     reset_scope: upstream's IR-scope flag; IR here has no scopes to reset.
   """
   del reset_scope
-  with _live_tensors_lock:
-    _XLAC._xla_sync_live_tensors(wait)
+  if _replica_threads.replica() is not None:
+    _replica_threads.sync(wait)  # every replica thread's step ends together
+  else:
+    with _live_tensors_lock:
+      _XLAC._xla_sync_live_tensors(wait)
   _closures.run_step_closures()
 
 

@@ -2,7 +2,7 @@
 
 import os
 
-from torch_xla import _XLAC
+from torch_xla import _XLAC, _replica_threads
 
 
 def device_type() -> str:
@@ -69,6 +69,9 @@ def world_size() -> int:
   """Number of replicas taking part in the job: 1 for a single process (its
   other devices are not replicas; SPMD uses them), else every device of
   every process."""
+  replica = _replica_threads.replica()
+  if replica is not None:
+    return replica[1]
   if process_count() == 1:
     return 1
   return global_device_count()
@@ -77,7 +80,11 @@ def world_size() -> int:
 def global_ordinal() -> int:
   """This process's replica index in [0, world_size()): the position of its
   default device (xla:0) in the job's global device list (ordered by
-  process). 0 for a single process."""
+  process). 0 for a single process; in a replica thread
+  (torch_xla._internal.pjrt.spawn_threads) its device's index."""
+  replica = _replica_threads.replica()
+  if replica is not None:
+    return replica[0]
   if process_count() == 1:
     return 0
   devices = _XLAC._distributed.global_devices()
@@ -93,6 +100,9 @@ def local_ordinal() -> int:
   """This process's replica index on its host: the local process rank
   (PJRT_LOCAL_PROCESS_RANK) times the devices per process."""
   rank = int(os.environ.get("PJRT_LOCAL_PROCESS_RANK") or 0)
+  replica = _replica_threads.replica()
+  if replica is not None:
+    return replica[0]
   if process_count() == 1:
     return 0
   return rank * addressable_device_count()

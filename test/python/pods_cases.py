@@ -12,6 +12,7 @@ import json
 import os
 import signal
 import sys
+import threading
 import time
 
 import torch
@@ -19,6 +20,7 @@ import torch
 import torch_xla
 import torch_xla.core.xla_model as xm
 import torch_xla.runtime as xr
+from torch_xla import _replica_threads as replica_threads
 from torch_xla.core import _cpu_transport
 
 
@@ -84,8 +86,11 @@ def collectives(index, outdir):
     want_and &= t
     want_or |= t
   xi = ints[me].to(dev)
-  _check("and", xm.all_reduce(xm.REDUCE_AND, xi), want_and)
-  _check("or", xm.all_reduce(xm.REDUCE_OR, xi), want_or)
+  if replica_threads.replica() is None:
+    # XLA's CPU runtime has no integer AND/OR cross-replica reduction; the
+    # gloo route between processes has.
+    _check("and", xm.all_reduce(xm.REDUCE_AND, xi), want_and)
+    _check("or", xm.all_reduce(xm.REDUCE_OR, xi), want_or)
   bools = [torch.tensor([True, r == 0, r % 2 == 1]) for r in range(world)]
   _check("bool and", xm.all_reduce(xm.REDUCE_AND, bools[me].to(dev)),
          torch.stack(bools).all(0))
@@ -152,9 +157,14 @@ class _Tiny(torch.nn.Module):
     return self.fc2(torch.tanh(self.fc1(x)))
 
 
+_model_lock = threading.Lock()
+
+
 def tiny_model():
-  torch.manual_seed(0)
-  return _Tiny()
+  # torch's generator is per process: replica threads take turns.
+  with _model_lock:
+    torch.manual_seed(0)
+    return _Tiny()
 
 
 def global_batch(step, batch=8):
@@ -263,6 +273,12 @@ def pods(index, outdir):
   ddp(index, outdir)
 
 
+def replica_threads_pods(index, outdir):
+  """One process, a replica thread per device: the same checks."""
+  collectives(index, outdir)
+  dp_train(index, outdir)
+
+
 def raises(index, outdir):
   _write(outdir, "raises", index, {"pid": os.getpid()})
   if index == 1:
@@ -300,12 +316,16 @@ def unreachable(index, outdir):
 
 
 CASES = {f.__name__: f for f in (ordinals, collectives, dp_train, ddp, pods,
-                                 raises, killed, unreachable)}
+                                 replica_threads_pods, raises, killed,
+                                 unreachable)}
 
 if __name__ == "__main__":
   case, outdir = sys.argv[1], sys.argv[2]
   mode = sys.argv[3] if len(sys.argv) > 3 else "launch"
   if mode == "launch":
     torch_xla.launch(CASES[case], args=(outdir,))
+  elif mode == "threads":  # one process, a replica thread per device
+    from torch_xla._internal import pjrt
+    pjrt.spawn_threads(CASES[case], args=(outdir,))
   else:  # this process is one of a job the environment describes
     CASES[case](int(os.environ.get("RANK", "0")), outdir)

@@ -39,6 +39,15 @@ def launch(case, outdir, devices, **env):
       text=True, timeout=GUARD_S)
 
 
+def run_threads(case, outdir, devices):
+  """`case` in one process with a replica thread per device
+  (torch_xla._internal.pjrt.spawn_threads), CPU_NUM_DEVICES=devices."""
+  return subprocess.run(
+      [sys.executable, CASES, case, str(outdir), "threads"],
+      env=base_env(CPU_NUM_DEVICES=devices), capture_output=True, text=True,
+      timeout=GUARD_S)
+
+
 def start_process(case, outdir, rank, processes, port, devices, **env):
   """Process `rank` of a job started as torchrun would (RANK, WORLD_SIZE,
   MASTER_ADDR, XLA_COORDINATOR_PORT) with `devices` CPU devices."""

@@ -11,7 +11,7 @@ import torch_xla.core.xla_model as xm
 import torch_xla.runtime as xr
 
 import pods_cases
-from pods_util import four_worker_launch, results
+from pods_util import four_worker_launch, results, run_threads
 
 WORKERS = 4
 
@@ -59,6 +59,21 @@ def test_all_reduce_moves_the_gradients_once(four_workers):
   for r in results(four_workers, "dp_train", WORKERS):
     for step in r["moved"]:
       assert step == {"payload_bytes": r["gradient_bytes"], "calls": 1}
+
+
+def test_one_process_four_replica_threads(tmp_path):
+  """1 process x 4 devices, a replica thread per device: the collectives
+  lower into one replicated program (no transport) and give the same exact
+  values and the same training as 4 processes."""
+  run = run_threads("replica_threads_pods", tmp_path, WORKERS)
+  assert run.returncode == 0, run.stderr[-4000:]
+  assert all(r["ok"] for r in results(tmp_path, "collectives", WORKERS))
+  want_losses, want_weight = pods_cases.single_process_reference()
+  for r in results(tmp_path, "dp_train", WORKERS):
+    assert r["losses"] == pytest.approx(want_losses, rel=1e-6)
+    torch.testing.assert_close(torch.tensor(r["weight"]), want_weight,
+                               rtol=1e-6, atol=1e-6)
+    assert all(step["calls"] == 0 for step in r["moved"])
 
 
 # One process: a world of one replica.

@@ -85,9 +85,12 @@ def _group_of(op: str, groups, ordinal: int, world: int) -> List[int]:
 
 
 def _route(op: str):
-  """'local' (world of one), 'cpu' (gloo between processes)."""
+  """'local': in the program (a world of one, or replicas as threads of one
+  process); 'cpu': gloo between processes."""
+  from torch_xla import _replica_threads
+
   xr = _xr()
-  if xr.world_size() == 1:
+  if xr.world_size() == 1 or _replica_threads.replica() is not None:
     return "local"
   if xr.addressable_device_count() > 1:
     raise NotImplementedError(
@@ -117,7 +120,9 @@ _IR_KIND = {REDUCE_SUM: "sum", REDUCE_MUL: "prod", REDUCE_AND: "and",
             REDUCE_OR: "or", REDUCE_MIN: "min", REDUCE_MAX: "max"}
 
 
-def _replica_groups(groups, world):
+def _replica_groups(groups):
+  """IR attributes of `groups` (None: one group of every replica)."""
+  world = _xr().world_size()
   groups = [list(g) for g in groups] if groups else [list(range(world))]
   return {"replica_groups": [r for g in groups for r in g],
           "group_size": len(groups[0])}
@@ -138,7 +143,7 @@ def _in_graph(kind, value, attrs):
 
 
 def _graph_reduce(reduce_type, value, scale, groups):
-  attrs = {"kind": _IR_KIND[reduce_type], **_replica_groups(groups, 1)}
+  attrs = {"kind": _IR_KIND[reduce_type], **_replica_groups(groups)}
   if (reduce_type in (REDUCE_AND, REDUCE_OR) and
       value.dtype not in (torch.bool,) and not value.dtype.is_floating_point
       and attrs["group_size"] == 1):
@@ -231,7 +236,7 @@ def all_gather(value: torch.Tensor,
   group = _group_of("all_gather", groups, xr.global_ordinal(), xr.world_size())
   if _route("all_gather") == "local":
     result = _in_graph("all_gather", value,
-                       {"dim": dim, **_replica_groups(groups, 1)})
+                       {"dim": dim, **_replica_groups(groups)})
   else:
     result = _transport().all_gather(value, dim, groups, len(group))
   if output is not None:
@@ -295,7 +300,7 @@ def reduce_scatter(reduce_type: str,
   if _route("reduce_scatter") == "local":
     result = _in_graph("reduce_scatter", input, {
         "kind": _IR_KIND[reduce_type], "scatter_dim": scatter_dim,
-        **_replica_groups(groups, 1)})
+        **_replica_groups(groups)})
     if scale != 1.0:
       result = result * scale
   else:
@@ -341,7 +346,7 @@ def all_to_all(value: torch.Tensor,
   if _route("all_to_all") == "local":
     return _in_graph("all_to_all", value, {
         "split_dimension": split_dimension,
-        "concat_dimension": concat_dimension, **_replica_groups(groups, 1)})
+        "concat_dimension": concat_dimension, **_replica_groups(groups)})
   pieces = list(value.chunk(split_count, dim=split_dimension))
   return _transport().all_to_all(pieces, concat_dimension, groups,
                                  len(group))
@@ -392,6 +397,14 @@ def collective_broadcast(tensors: List[torch.Tensor],
     raise ValueError(f"collective_broadcast: root_ordinal {root_ordinal} is "
                      f"not in this replica's group {group}")
   if _route("collective_broadcast") == "local":
+    if xr.world_size() == 1:
+      return
+    # In the program: the root keeps its values, the others contribute
+    # zeros, and a sum over the group gives everyone the root's.
+    keep = 1 if xr.global_ordinal() == root_ordinal else 0
+    with torch.no_grad():
+      for t in tensors:
+        t.copy_(_graph_reduce(REDUCE_SUM, t * keep, 1.0, groups))
     return
   results = _transport().broadcast(tensors, root_ordinal, groups)
   with torch.no_grad():
@@ -421,6 +434,11 @@ def rendezvous(tag: str, payload: bytes = b"",
                      f"include this replica ({xr.global_ordinal()})")
   if world == 1:
     return [bytes(payload)]
+  from torch_xla import _replica_threads
+
+  if _replica_threads.replica() is not None:
+    everyone = _replica_threads.exchange(bytes(payload))
+    return [everyone[m] for m in members]
   return _transport().rendezvous(tag, bytes(payload), members)
 
 

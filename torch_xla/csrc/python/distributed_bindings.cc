@@ -14,6 +14,7 @@
 #include "torch_xla/csrc/python/status_conversion.h"
 #include "torch_xla/csrc/runtime/client.h"
 #include "torch_xla/csrc/runtime/distributed.h"
+#include "torch_xla/csrc/runtime/replication.h"
 
 namespace py = pybind11;
 
@@ -128,6 +129,10 @@ void InitDistributedBindings(py::module_& m) {
       py::arg("hook"),
       "hook() runs once, before the client is created: it joins the job.");
   d.def("is_initialized", &runtime::Client::GlobalCreated);
+  d.def("set_replica_devices", &runtime::SetReplicaDevices,
+        py::arg("ordinals"),
+        "This process's replica devices (threads as replicas); [] for none.");
+  d.def("replica_devices", &runtime::GetReplicaDevices);
   d.def("initialize_client", [] {
     py::gil_scoped_release release;
     absl::StatusOr<runtime::Client*> client = runtime::Client::Global();

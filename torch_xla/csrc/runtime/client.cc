@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <utility>
 #include <mutex>
 
+#include "absl/hash/hash.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -13,6 +16,7 @@
 #include "torch_xla/csrc/metrics/metrics.h"
 #include "torch_xla/csrc/runtime/host_heap.h"
 #include "torch_xla/csrc/runtime/plugin.h"
+#include "torch_xla/csrc/runtime/replication.h"
 #include "torch_xla/csrc/runtime/xla_flags.h"
 
 namespace torch_xla::runtime {
@@ -359,6 +363,60 @@ absl::StatusOr<int> Client::DeviceOrdinalOf(const Buffer& buffer) const {
 
 absl::StatusOr<ExecutablePtr> Client::Compile(absl::string_view mlir_text,
                                               const CompileSpec& spec) {
+  if (spec.run_on_ordinal >= 0) return CompileReplicas(mlir_text, spec);
+  return CompileOne(mlir_text, spec);
+}
+
+// A replicated program is compiled once for all replicas, before any runs,
+// and each replica gets a view of that one loaded program: the replicas of
+// a launch meet in XLA's collectives only when they run the same loaded
+// executable (measured: two compilations of one program wait for each other
+// forever). The other replicas' views wait here until their groups ask.
+absl::StatusOr<ExecutablePtr> Client::CompileReplicas(
+    absl::string_view mlir_text, const CompileSpec& spec) {
+  static std::mutex* mu = new std::mutex();
+  static auto* ready =
+      new std::map<std::pair<std::string, int>, ExecutablePtr>();
+  const std::string key = absl::StrCat(
+      absl::HashOf(mlir_text), "/", mlir_text.size(), "/",
+      absl::StrJoin(spec.device_ids, ","));
+  std::lock_guard<std::mutex> lock(*mu);
+  auto it = ready->find({key, spec.run_on_ordinal});
+  if (it != ready->end()) {
+    ExecutablePtr executable = std::move(it->second);
+    ready->erase(it);
+    return executable;
+  }
+  CompileSpec all = spec;
+  all.run_on_ordinal = -1;
+  absl::StatusOr<ExecutablePtr> compiled = CompileOne(mlir_text, all);
+  if (!compiled.ok()) return compiled.status();
+  ExecutablePtr wanted;
+  for (int id : spec.device_ids) {
+    auto device = std::find_if(devices_.begin(), devices_.end(),
+                               [id](const Device& d) { return d.id == id; });
+    if (device == devices_.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("compile: no addressable device has id ", id));
+    }
+    ExecutablePtr view = (*compiled)->ReplicaView(device->ordinal,
+                                                  device->handle);
+    if (device->ordinal == spec.run_on_ordinal) {
+      wanted = std::move(view);
+    } else {
+      (*ready)[{key, device->ordinal}] = std::move(view);
+    }
+  }
+  if (wanted == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "compile: replica ordinal ", spec.run_on_ordinal,
+        " is not among the program's devices"));
+  }
+  return wanted;
+}
+
+absl::StatusOr<ExecutablePtr> Client::CompileOne(absl::string_view mlir_text,
+                                                 const CompileSpec& spec) {
   static metrics::Metric* time =
       metrics::GetMetric("CompileTime", metrics::Metric::Unit::kNanoseconds);
   metrics::ScopedTimer timer(time);
@@ -535,6 +593,11 @@ absl::StatusOr<std::vector<std::vector<BufferPtr>>> Client::Execute(
   auto options = MakeArgs<PJRT_ExecuteOptions>(PJRT_ExecuteOptions_STRUCT_SIZE);
   options.non_donatable_input_indices = non_donatable.data();
   options.num_non_donatable_input_indices = non_donatable.size();
+  if (executable.execute_device() != nullptr) {
+    // One replica of a replicated program: its collectives meet the other
+    // replicas' launches with the same launch id.
+    options.launch_id = NextReplicaLaunchId(executable.device_ordinals()[0]);
+  }
   auto args = PJRT_ARGS(PJRT_LoadedExecutable_Execute);
   args.executable = executable.handle();
   args.options = &options;
@@ -543,6 +606,7 @@ absl::StatusOr<std::vector<std::vector<BufferPtr>>> Client::Execute(
   args.num_args = num_args;
   args.output_lists = output_lists.data();
   args.device_complete_events = events.data();
+  args.execute_device = executable.execute_device();
   PJRT_RETURN_IF_ERROR(api_, PJRT_LoadedExecutable_Execute, args);
 
   // Own the outputs before anything can fail, so none leaks.

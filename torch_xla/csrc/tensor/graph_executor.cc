@@ -22,6 +22,7 @@
 #include "torch_xla/csrc/metrics/metrics.h"
 #include "torch_xla/csrc/runtime/client.h"
 #include "torch_xla/csrc/runtime/host_heap.h"
+#include "torch_xla/csrc/runtime/replication.h"
 #include "torch_xla/csrc/tensor/device_data.h"
 #include "torch_xla/csrc/tensor/execution_scope.h"
 #include "torch_xla/csrc/tensor/host_uploads.h"
@@ -249,6 +250,9 @@ absl::StatusOr<std::shared_ptr<CompiledGraph>> Compile(
     TXLA_ASSIGN_OR_RETURN(const runtime::Device* device,
                           client->GetDevice(group.device));
     spec.device_ids = {device->id};
+    // Replicas as threads: a program with collectives runs replicated.
+    TXLA_RETURN_IF_ERROR(
+        runtime::ReplicateIfCollective(*client, *text, group.device, &spec));
   }
   absl::StatusOr<ExecutablePtr> executable = client->Compile(*text, spec);
   if (!executable.ok()) {

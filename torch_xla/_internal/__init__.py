@@ -1,0 +1,1 @@
+"""Internal modules kept at upstream's paths (torch_xla._internal.pjrt)."""
