@@ -173,3 +173,32 @@ def test_host_index_check_adds_no_transfer():
   y = x[idx]
   assert met.metric_data("TransferFromDeviceTime") is None
   assert y.cpu().tolist() == [2, 0]
+
+
+# Integer division by zero gives 0, as eager CUDA (docs/integer_division.md).
+
+_DIVISIONS = {
+    "floor": lambda a, b: torch.div(a, b, rounding_mode="floor"),
+    "trunc": lambda a, b: torch.div(a, b, rounding_mode="trunc"),
+    "//": lambda a, b: a // b,
+    "%": lambda a, b: a % b,
+    "fmod": torch.fmod,
+    "// number": lambda a, b: a // 0,
+    "% number": lambda a, b: a % 0,
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.int32, torch.int64])
+@pytest.mark.parametrize("name", list(_DIVISIONS))
+def test_integer_division_by_zero(name, dtype):
+  fn = _DIVISIONS[name]
+  a = torch.tensor([7, -7, 0, 9, -9, 5]).to(dtype)
+  b = torch.tensor([0, 0, 0, 2, 2, -3]).to(dtype)
+  ours = fn(a.to(torch_xla.device()), b.to(torch_xla.device())).cpu()
+  nonzero = b != 0
+  if "number" in name:
+    assert ours.tolist() == [0] * 6
+    return
+  assert ours[~nonzero].tolist() == [0, 0, 0]
+  assert torch.equal(ours[nonzero], fn(a[nonzero], b[nonzero]))
+  assert ours.dtype == dtype

@@ -118,7 +118,14 @@ def div_mode(a, b, rounding_mode=None):
             _ir.compare(xa, zero, "LT"), _ir.compare(xb, zero, "LT"), "NE"))
     one = literal(1, code, xa.dims, device_of(a, b))
     q = _ir.select(fix, _ir.binary("subtract", q, one), q)
-  return wrap(q)
+  return wrap(_zero_where_divisor_zero(q, xb))
+
+
+def _zero_where_divisor_zero(result, divisor):
+  """Integer x // 0, x % 0 and fmod(x, 0) are 0, as eager CUDA gives
+  (docs/integer_division.md); XLA alone would give -1 and x."""
+  zero = literal(0, divisor.dtype, divisor.dims, divisor.device)
+  return _ir.select(_ir.compare(divisor, zero, "EQ"), zero, result)
 
 
 def _floor_divide(a, b):
@@ -166,12 +173,19 @@ def remainder(a, b):
       "and", _ir.compare(r, zero, "NE"),
       _ir.compare(_ir.compare(r, zero, "LT"), _ir.compare(xb, zero, "LT"),
                   "NE"))
-  return wrap(_ir.select(fix, _ir.binary("add", r, xb), r))
+  r = _ir.select(fix, _ir.binary("add", r, xb), r)
+  if not dtype.is_floating_point:
+    r = _zero_where_divisor_zero(r, xb)
+  return wrap(r)
 
 
 @op(aten.fmod.Tensor, aten.fmod.Scalar)
 def fmod(a, b):
-  return _binary("remainder", a, b, result_type(a, b))
+  dtype = result_type(a, b)
+  if dtype.is_floating_point:
+    return _binary("remainder", a, b, dtype)
+  xa, xb = binary_operands(a, b, dtype)
+  return wrap(_zero_where_divisor_zero(_ir.binary("remainder", xa, xb), xb))
 
 
 @op(aten.pow.Tensor_Scalar)
