@@ -10,6 +10,9 @@ Prints one JSON line:
     in-program all-reduce);
   - step_ratio: dp_2proc_step_s / dp_1proc_step_s (above 1: the process
     route costs more);
+  - dp_1proc_threads_step_s: the 2-process training's code in 1 process
+    with a replica thread per device (torch_xla._internal.pjrt.spawn_threads:
+    the gradient all-reduce inside one replicated program);
   - gradient_bytes: the model's gradient bytes (f32);
     transport_bytes_per_step: the payload one process hands to gloo per
     step (all_reduce of every gradient, one flat buffer);
@@ -143,13 +146,18 @@ def _steady(times):
 def main():
   parser = argparse.ArgumentParser()
   parser.add_argument("--steps", type=int, default=8)
-  parser.add_argument("--worker", choices=["dp", "spmd"])
+  parser.add_argument("--worker", choices=["dp", "spmd", "threads"])
   parser.add_argument("--outdir")
   args = parser.parse_args()
   if args.worker == "dp":
     import torch_xla
 
     torch_xla.launch(dp_worker, args=(args.steps, args.outdir))
+    return
+  if args.worker == "threads":
+    from torch_xla._internal import pjrt
+
+    pjrt.spawn_threads(dp_worker, args=(args.steps, args.outdir))
     return
   if args.worker == "spmd":
     print(json.dumps(spmd_worker(args.steps)))
@@ -167,6 +175,14 @@ def main():
     for i in range(2):
       with open(os.path.join(outdir, f"dp_{i}.json")) as f:
         runs.append(json.load(f))
+  with tempfile.TemporaryDirectory() as outdir:
+    subprocess.run([sys.executable, me, "--worker", "threads", "--outdir",
+                    outdir, "--steps", str(args.steps)], env=env, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    threads = []
+    for i in range(2):
+      with open(os.path.join(outdir, f"dp_{i}.json")) as f:
+        threads.append(json.load(f))
   spmd = subprocess.run([sys.executable, me, "--worker", "spmd", "--steps",
                          str(args.steps)], env=env, check=True,
                         capture_output=True, text=True)
@@ -181,6 +197,8 @@ def main():
       "dp_2proc_step_s": round(dp, 5),
       "dp_1proc_step_s": round(one, 5),
       "step_ratio": round(dp / one, 3),
+      "dp_1proc_threads_step_s": round(
+          max(_steady(r["times"]) for r in threads), 5),
       "gradient_bytes": grad,
       "transport_bytes_per_step": int(transport),
       "transport_ratio": round(transport / grad, 4),
