@@ -12,7 +12,7 @@ from torch_xla._ops import index_util, advanced_indexing  # noqa: F401
 from torch_xla._ops import index_along_dim, gather_scatter  # noqa: F401
 from torch_xla._ops import masked_ops, embedding  # noqa: F401
 from torch_xla._ops import linalg, convolution, pooling  # noqa: F401
-from torch_xla._ops import random_ops, optim_ops  # noqa: F401
+from torch_xla._ops import random_ops, random_sampling, optim_ops  # noqa: F401
 from torch_xla._ops import distances, histogram, group_norm  # noqa: F401
 from torch_xla._ops import bit_math  # noqa: F401
 from torch_xla._ops import view_copies  # noqa: F401  (after the views)

@@ -6,8 +6,8 @@
 // Adding an op: a row here, then either one row in ir/elementwise_ops.cc
 // (trivial elementwise ops: shape rule and lowering come from the row), or a
 // shape rule (ir/*_shape_rules.cc) plus a lower rule (lowering/*_lowering.cc);
-// then a case in a golden test (test/cpp/lowering_test.cc). RuleTableTest
-// fails until both halves exist.
+// then a case in the golden test (test/cpp/lowering_golden_test.cc).
+// RuleTableTest (test/cpp/ir_test.cc) fails until both halves exist.
 
 #include <cstdint>
 

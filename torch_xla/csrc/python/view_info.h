@@ -24,8 +24,8 @@ namespace torch_xla::python {
 torch_xla::ViewStepPtr PythonViewStep(pybind11::object forward,
                                       pybind11::object inverse);
 
-// Transitional, for fast_rules.cc (owned by another change, which moves it
-// onto the StatusOr API): a core step whose Forward/Inverse raise instead of
+// Transitional, for the C++ view fast rules (fast_view_rules.cc) until they
+// use the StatusOr API: a core step whose Forward/Inverse raise instead of
 // returning a status. It converts to the core's ViewStepPtr (ExtendView).
 class RaisingViewStep {
  public:
