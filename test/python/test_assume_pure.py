@@ -391,3 +391,15 @@ def test_identical_layers_share_one_trace():
   for m in odd:
     close(assume_pure(m)(y), m(y))
   assert traces() == 4
+
+
+def test_the_call_is_lowered_inline():
+  pure = assume_pure(lambda a, b: (torch.sin(a) + b, torch.cos(a) * b))
+  a = torch.randn(3).to(DEV)
+  b = torch.randn(3).to(DEV)
+  s, p = pure(a, b)
+  s2, _ = pure(s, p)
+  hlo = _XLAC._get_xla_tensors_hlo([s2, p])
+  assert hlo.count("stablehlo.sine") == 2 and "func.call" not in hlo
+  ac, bc = a.cpu(), b.cpu()
+  close(s2, torch.sin(torch.sin(ac) + bc) + torch.cos(ac) * bc)
