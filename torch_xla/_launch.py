@@ -30,7 +30,8 @@ import threading
 import time
 import traceback
 
-from torch_xla.distributed import _world  # noqa: F401  (registers the join hook)
+# Importing _world registers the join hook with the C++ runtime.
+from torch_xla.distributed import _world  # noqa: F401
 
 _GRACE_S = 3.0
 

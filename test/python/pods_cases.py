@@ -200,7 +200,8 @@ def dp_train(index, outdir, steps=3):
   for step in range(steps):
     x, y = global_batch(step)
     per = x.shape[0] // world
-    xs, ys = x[me * per:(me + 1) * per].to(dev), y[me * per:(me + 1) * per].to(dev)
+    rows = slice(me * per, (me + 1) * per)
+    xs, ys = x[rows].to(dev), y[rows].to(dev)
     opt.zero_grad()
     loss = torch.nn.functional.mse_loss(model(xs), ys)
     loss.backward()
@@ -208,7 +209,8 @@ def dp_train(index, outdir, steps=3):
     xm.optimizer_step(opt)
     moved.append(_cpu_transport.stats())
     torch_xla.sync()
-    losses.append(xm.mesh_reduce("loss", loss.item(), lambda v: sum(v) / len(v)))
+    losses.append(
+        xm.mesh_reduce("loss", loss.item(), lambda v: sum(v) / len(v)))
   _write(outdir, "dp_train", index, {
       "losses": losses,
       "weight": model.fc1.weight.detach().cpu().tolist(),
@@ -251,13 +253,15 @@ def ddp(index, outdir, steps=3):
   for step in range(steps):
     x, y = global_batch(step)
     per = x.shape[0] // world
-    xs, ys = x[me * per:(me + 1) * per].to(dev), y[me * per:(me + 1) * per].to(dev)
+    rows = slice(me * per, (me + 1) * per)
+    xs, ys = x[rows].to(dev), y[rows].to(dev)
     opt.zero_grad()
     loss = torch.nn.functional.mse_loss(model(xs), ys)
     loss.backward()
     opt.step()
     torch_xla.sync()
-    losses.append(xm.mesh_reduce("loss", loss.item(), lambda v: sum(v) / len(v)))
+    losses.append(
+        xm.mesh_reduce("loss", loss.item(), lambda v: sum(v) / len(v)))
   _write(outdir, "ddp", index, {
       "losses": losses,
       "weight": model.module.fc1.weight.detach().cpu().tolist(),

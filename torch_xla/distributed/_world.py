@@ -51,8 +51,8 @@ def _env_int(*names, default):
       try:
         return int(value)
       except ValueError:
-        raise ValueError(
-            f"environment variable {name}={value!r} is not an integer") from None
+        raise ValueError(f"environment variable {name}={value!r} is not "
+                         f"an integer") from None
   return default
 
 
