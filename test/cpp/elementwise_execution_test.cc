@@ -96,6 +96,38 @@ TEST(ElementwiseExecTest, UnaryFloatMatchesLibm) {
   }
 }
 
+// The CHLO rows (no StableHLO op): XLA legalizes each to its own expansion.
+TEST(ElementwiseExecTest, ChloMathMatchesLibm) {
+  const std::vector<float> unit = {-0.999f, -0.7f, -0.25f, -0.0f, 0.0f,
+                                   1e-4f,   0.3f,  0.75f,  0.999f};
+  const std::vector<float> above_one = {1.0f, 1.001f, 1.5f, 3.0f, 100.0f,
+                                        1e10f};
+  const std::vector<float> all = {-20.0f, -3.7f, -0.5f, -0.0f, 0.0f,
+                                  1e-5f,  0.25f, 2.5f,  20.0f};
+  const struct {
+    OpKind kind;
+    double (*reference)(double);
+    const std::vector<float>* inputs;
+  } cases[] = {
+      {OpKind::kAcos, [](double x) { return std::acos(x); }, &unit},
+      {OpKind::kAsin, [](double x) { return std::asin(x); }, &unit},
+      {OpKind::kAtanh, [](double x) { return std::atanh(x); }, &unit},
+      {OpKind::kAcosh, [](double x) { return std::acosh(x); }, &above_one},
+      {OpKind::kAsinh, [](double x) { return std::asinh(x); }, &all},
+      {OpKind::kCosh, [](double x) { return std::cosh(x); }, &all},
+      {OpKind::kSinh, [](double x) { return std::sinh(x); }, &all},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string(OpKindName(c.kind)));
+    const std::vector<float>& in = *c.inputs;
+    std::vector<float> got =
+        Exec<float>(Ok(MakeUnary(c.kind, Input(in, {int64_t(in.size())}))));
+    std::vector<double> want;
+    for (float x : in) want.push_back(c.reference(x));
+    ExpectClose(got, want, 1e-6, 1e-7, in);
+  }
+}
+
 TEST(ElementwiseExecTest, IsFiniteOnSpecialValues) {
   std::vector<float> in = {1.0f,         -0.0f,       float(kInf),
                            float(-kInf), float(kNaN), 3.4e38f};
