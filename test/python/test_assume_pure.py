@@ -403,3 +403,16 @@ def test_the_call_is_lowered_inline():
   assert hlo.count("stablehlo.sine") == 2 and "func.call" not in hlo
   ac, bc = a.cpu(), b.cpu()
   close(s2, torch.sin(torch.sin(ac) + bc) + torch.cos(ac) * bc)
+
+
+def test_pure_module_as_upstream():
+  from torch_xla.experimental.assume_pure import PureModule
+  inner = nn.Linear(4, 3).to(DEV)
+  m = PureModule(inner)
+  x = torch.randn(2, 4).to(DEV)
+  got = m(x)
+  got.sum().backward()
+  close(got, inner(x))
+  assert inner.weight.grad is not None
+  assert [n for n, _ in m.named_parameters()] == ["_module.weight",
+                                                   "_module.bias"]
