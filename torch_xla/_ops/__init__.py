@@ -14,7 +14,7 @@ from torch_xla._ops import masked_ops, embedding  # noqa: F401
 from torch_xla._ops import linalg, convolution, pooling  # noqa: F401
 from torch_xla._ops import random_ops, random_sampling, optim_ops  # noqa: F401
 from torch_xla._ops import distances, histogram, group_norm  # noqa: F401
-from torch_xla._ops import bit_math  # noqa: F401
+from torch_xla._ops import bit_math, order_stats  # noqa: F401
 from torch_xla._ops import view_copies  # noqa: F401  (after the views)
 
 from torch_xla._ops import grouped_mm  # noqa: F401,E402

@@ -41,7 +41,8 @@ OPS = [
     "masked_fill", "histc", "cdist", "nn.functional.pdist",
     "nn.functional.adaptive_avg_pool3d", "nn.functional.group_norm",
     "softmax", "matmul", "bitwise_left_shift", "bitwise_right_shift",
-    "signbit", "copysign", "exp2", "hypot", "index_add",
+    "signbit", "copysign", "exp2", "hypot", "index_add", "kthvalue",
+    "median",
 ]
 _OPINFOS = {(o.name, o.variant_test_name): o for o in op_db}
 SAMPLES_TO_PICK_FROM = 4
@@ -56,7 +57,7 @@ TOLERANCES = {
         dict(atol=1e-2, rtol=1e-2),
 }
 # Ops returning (values, indices) where ties make the indices unspecified.
-SORT_LIKE = {"sort", "topk"}
+SORT_LIKE = {"sort", "topk", "kthvalue", "median"}
 
 
 def _id(op):
@@ -75,17 +76,28 @@ def _sample(opinfo, dtype):
   return samples[zlib.crc32(key) % len(samples)]
 
 
+# Where each sort-like op takes its dim: (position in args, default).
+_DIM_ARG = {"sort": (0, -1), "topk": (1, -1), "kthvalue": (1, -1),
+            "median": (0, None)}
+
+
 def _sort_like(opinfo):
   """The op with its indices replaced by the values they select."""
+  position, default = _DIM_ARG[opinfo.name]
 
   def fn(inp, args, kwargs):
-    values, indices = opinfo.op(inp, *args, **kwargs)
-    dim = kwargs.get("dim", args[1] if opinfo.name == "topk" and
-                     len(args) > 1 else args[0] if opinfo.name == "sort" and
-                     args and isinstance(args[0], int) else -1)
+    result = opinfo.op(inp, *args, **kwargs)
+    if not isinstance(result, tuple):  # e.g. median over everything
+      return result
+    values, indices = result
+    dim = kwargs.get("dim", args[position] if len(args) > position and
+                     isinstance(args[position], int) else default)
     if inp.dim() == 0:
       return values, inp.expand_as(indices)
-    return values, inp.gather(dim, indices)
+    return values, inp.gather(dim, indices.reshape(
+        values.shape if values.dim() == inp.dim() else
+        [*values.shape[:dim % inp.dim()], 1, *values.shape[dim % inp.dim():]]
+    )).reshape(values.shape)
 
   return fn
 
