@@ -19,4 +19,6 @@ from torch_xla._ops import view_copies  # noqa: F401  (after the views)
 
 from torch_xla._ops import grouped_mm  # noqa: F401,E402
 
-registry.register_dispatch()
+from torch_xla._ops import cpu_fallback  # noqa: E402
+
+registry.register_dispatch(cpu_fallback.cpu_fallback)

@@ -9,7 +9,6 @@ import warnings
 import torch
 
 from torch_xla import _ir
-from torch_xla._ops import registry
 from torch_xla._ops._common import check_same_device, code_of, literal, scalar
 from torch_xla._tensor import XlaTensor, xt_of
 
@@ -121,7 +120,8 @@ def wrap_negative(v, size):
 def fallback(func, args, kwargs, reason):
   warnings.warn(f"{func}: {reason}; running it on CPU (this executes the "
                 f"pending graph)", stacklevel=3)
-  return registry.cpu_fallback(func, args, kwargs)
+  from torch_xla._ops import cpu_fallback
+  return cpu_fallback.cpu_fallback(func, args, kwargs)
 
 
 def index_mask(mask, device):

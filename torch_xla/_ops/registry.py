@@ -1,4 +1,5 @@
-"""ATen op -> IR rules: registry, dispatch, decompositions, CPU fallback.
+"""ATen op -> IR rules: registry, dispatch, decompositions (the CPU
+fallback, the last resort, is cpu_fallback.py).
 
 Adding an op: write a rule in the family's file under torch_xla/_ops and
 decorate it with `@op(aten.foo.default, aten.foo.Tensor, ...)`, then add a
@@ -17,7 +18,6 @@ Dispatch order for an op reaching an 'xla' tensor:
 import os
 
 import torch
-from torch.utils._pytree import tree_flatten, tree_map
 
 from torch_xla import _XLAC
 
@@ -105,7 +105,7 @@ def dispatch(func, args, kwargs):
     decomposed = func.decompose(*args, **kwargs)
   if decomposed is not NotImplemented:
     return decomposed
-  return cpu_fallback(func, args, kwargs)
+  return _fallback(func, args, kwargs)
 
 
 _FUNCTIONAL = {}  # out= overload -> its functional overload (or None)
@@ -168,11 +168,23 @@ def _overload(qualified_name):
                  overload or "default")
 
 
-def register_dispatch():
+def _no_fallback(func, args, kwargs):
+  raise NotImplementedError(f"{func}: no rule, and no CPU fallback "
+                            f"registered (import torch_xla first)")
+
+
+_fallback = _no_fallback  # the last resort: cpu_fallback.py's, once set
+
+
+def register_dispatch(fallback):
   """Hands this registry to the C++ dispatch entry (once, after every family
   registered its rules): _XLAC._torch_dispatch then runs a C++ fast rule
-  where one applies, else the rule in RULES, else `dispatch`.
-  TORCH_XLA_FAST_RULES=0 registers no fast rule."""
+  where one applies, else the rule in RULES, else `dispatch`, whose last
+  resort is `fallback(func, args, kwargs)` (cpu_fallback.py; passed in, so
+  this module imports no op family). TORCH_XLA_FAST_RULES=0 registers no
+  fast rule."""
+  global _fallback
+  _fallback = fallback
   fast_rules = {}
   if os.environ.get("TORCH_XLA_FAST_RULES", "1") != "0":
     # Each fast rule declines unusual cases to the op's Python rule, which
@@ -182,58 +194,3 @@ def register_dispatch():
     }
   _XLAC._register_dispatch(rules=RULES, dispatch=dispatch,
                            fast_rules=fast_rules)
-
-
-def cpu_fallback(func, args, kwargs):
-  """Runs `func` in eager CPU PyTorch and copies results back to 'xla'."""
-  from torch_xla._tensor import XlaTensor, commit
-  from torch_xla._ops import copy_ops
-
-  _XLAC._xla_increment_counter(f"aten::{func._schema.name.split('::')[-1]}",
-                               1)
-  device = None
-  xla_inputs = []
-
-  def to_cpu(x):
-    nonlocal device
-    if isinstance(x, XlaTensor):
-      device = device or x.device
-      cpu = copy_ops.to_host(x)
-      xla_inputs.append((x, cpu))
-      return cpu
-    return x
-
-  try:
-    cpu_args = tree_map(to_cpu, args)
-    cpu_kwargs = tree_map(to_cpu, kwargs)
-  except RuntimeError as e:
-    if "placeholder" not in str(e):
-      raise
-    # A traced value (scan bodies, torch.export) has no data to copy.
-    dtypes = ", ".join(
-        f"{str(x.dtype).replace('torch.', '')}{list(x.shape)}"
-        for x in tree_flatten((args, kwargs))[0]
-        if isinstance(x, torch.Tensor))
-    raise NotImplementedError(
-        f"{func} has no lowering for the XLA device (inputs: {dtypes}), "
-        f"and it cannot fall back to the CPU here: its input is a traced "
-        f"placeholder value without data. Add a rule for it "
-        f"(docs/adding_an_op.md)") from e
-  if device is None:
-    device = kwargs.get("device") or torch.device("xla", 0)
-  result = func(*cpu_args, **cpu_kwargs)
-
-  # Mutated inputs (in-place and out= ops) get their new values back.
-  for xla, cpu in xla_inputs:
-    if func._schema.is_mutable:
-      commit(xla, copy_ops.from_host(cpu, xla.device.index)._xt)
-
-  def to_xla(x):
-    if isinstance(x, torch.Tensor):
-      for xla, cpu in xla_inputs:
-        if x is cpu:  # the op returned a (mutated) input
-          return xla
-      return copy_ops.from_host(x, torch.device(device).index or 0)
-    return x
-
-  return tree_map(to_xla, result)
