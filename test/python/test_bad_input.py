@@ -202,3 +202,22 @@ def test_integer_division_by_zero(name, dtype):
   assert ours[~nonzero].tolist() == [0, 0, 0]
   assert torch.equal(ours[nonzero], fn(a[nonzero], b[nonzero]))
   assert ours.dtype == dtype
+
+
+@pytest.mark.parametrize("name,fn", [
+    ("index_copy", lambda d: torch.zeros(3, 2, device=d).index_copy(
+        0, torch.tensor([3]), torch.ones(1, 2, device=d))),
+    ("index_copy negative", lambda d: torch.zeros(3, 2, device=d).index_copy(
+        0, torch.tensor([-1]), torch.ones(1, 2, device=d))),
+    ("index_fill", lambda d: torch.zeros(3, 2, device=d).index_fill(
+        1, torch.tensor([2]), 1.0)),
+    ("index_fill negative wraps", lambda d: torch.zeros(3, 2, device=d)
+     .index_fill(0, torch.tensor([-1, -3]), 1.0)),
+    ("index_fill too negative", lambda d: torch.zeros(3, 2, device=d)
+     .index_fill(0, torch.tensor([-4]), 1.0)),
+    ("index_fill overflow", lambda d: torch.zeros(3, dtype=torch.int8,
+                                                  device=d).index_fill(
+        0, torch.tensor([0]), 300)),
+])
+def test_index_copy_and_fill_like_eager(name, fn):
+  check_like_eager(fn)

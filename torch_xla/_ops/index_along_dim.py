@@ -1,8 +1,8 @@
 """Indexing along one dim: index_select, index_copy, index_add, index_fill
 and index_reduce, on the IR gather/scatter ops.
 
-index_select checks index values known on the host, as eager does
-(IndexError); the others, and indices computed on the device, are not
+index_select, index_copy and index_fill check index values known on the
+host, as eager does (IndexError); index_add and index_reduce, and indices computed on the device, are not
 checked: XLA gather clamps a start index into range, XLA scatter skips an
 out-of-range update (see advanced_indexing.py)."""
 
@@ -13,8 +13,9 @@ import torch
 from torch_xla import _XLAC, _dtypes, _ir
 from torch_xla._ops._common import (canonical_dim, check_same_device, code_of,
                                     literal, scalar)
-from torch_xla._ops.index_util import (index_value, operand, check_index_dtype,
-                                       gather_dim, scatter_dim)
+from torch_xla._ops.index_util import (Prefix, index_value, operand,
+                                       check_index_dtype, gather_dim,
+                                       scatter_dim, wrap_negative)
 from torch_xla._ops.reductions import reduce_extreme
 from torch_xla._ops.registry import aten, inplace_rule, op
 from torch_xla._tensor import XlaTensor, wrap, xt_of
@@ -23,9 +24,10 @@ from torch_xla._tensor import XlaTensor, wrap, xt_of
 # Along one dim: index_select, index_copy, index_add, index_fill.
 
 
-def _dim_index(x, dim, index, what, message=None):
+def _dim_index(x, dim, index, what, message=None, negative_ok=False):
   """message: when given, index values known on the host are checked
-  against [0, size) and a bad one raises IndexError(message), as eager."""
+  against [0, size) ([-size, size) when negative_ok) and a bad one raises
+  IndexError with eager's text (index_util.index_value's `bounds`)."""
   check_index_dtype(index, what)
   if index.dim() > 1:
     raise IndexError(f"{what}: Index is supposed to be a vector")
@@ -33,7 +35,8 @@ def _dim_index(x, dim, index, what, message=None):
   n = index.numel()
   bounds = None
   if message is not None:
-    bounds = ((list(x.shape) or [1])[d], d, False, message)
+    bounds = ((list(x.shape) or [1])[d], d, negative_ok,
+              None if message is True else message)
   return d, n, _ir.reshape(index_value(index, x.device.index, bounds), [n])
 
 
@@ -86,7 +89,8 @@ def _index_copy_value(x, dim, index, source):
   if x.dim() == 0:
     return _ir.reshape(
         _index_copy_value(_vector(x), dim, index, _vector(source)), [])
-  d, n, idx = _dim_index(x, dim, index, "index_copy_()")
+  d, n, idx = _dim_index(x, dim, index, "index_copy_()",
+                         Prefix("index_copy_(): "))
   src = _dim_source(x, d, n, source, "index_copy_()")
   return scatter_dim(xt_of(x), d, idx, src, "replace")
 
@@ -137,7 +141,9 @@ index_add_ = op(aten.index_add_.default)(inplace_rule(index_add))
 def _index_fill_value(x, dim, index, value):
   if x.dim() == 0:
     return _ir.reshape(_index_fill_value(_vector(x), dim, index, value), [])
-  d, n, idx = _dim_index(x, dim, index, "index_fill_()")
+  d, n, idx = _dim_index(x, dim, index, "index_fill_()", True,
+                         negative_ok=True)
+  idx = wrap_negative(idx, (list(x.shape) or [1])[d])  # eager wraps them
   code = code_of(x.dtype)
   if isinstance(value, XlaTensor):
     if value.dim():
@@ -146,8 +152,9 @@ def _index_fill_value(x, dim, index, value):
           f"tensor with {value.dim()} dimension(s).")
     fill = _ir.convert(xt_of(value), code)
   else:
-    fill = scalar(value.item() if isinstance(value, torch.Tensor) else value,
-                  code, x.device.index)
+    number = value.item() if isinstance(value, torch.Tensor) else value
+    _XLAC._check_scalar(number, code)  # eager's overflow error
+    fill = scalar(number, code, x.device.index)
   shape = list(x.shape)
   shape[d] = n
   return scatter_dim(xt_of(x), d, idx, _ir.broadcast_to(fill, shape),

@@ -22,7 +22,7 @@ def index_value(t, device, bounds=None):
   tensor whose value was just uploaded from one (see host_range). Values
   computed on the device are not checked (advanced_indexing.py says what
   they do). message: eager's text, or None for "index i is out of bounds
-  for dimension d with size n".
+  for dimension d with size n", or a Prefix of that text.
   """
   if isinstance(t, XlaTensor):
     if bounds is not None:
@@ -77,6 +77,10 @@ def host_range(t):
   return known[1], known[2]
 
 
+class Prefix(str):
+  """A message that prefixes eager's "index i is out of bounds..." text."""
+
+
 def check_bounds(lo, hi, values, size, dim, negative_ok, message):
   """IndexError unless every index in [lo, hi] is valid for a dim of
   `size` ([-size, size) when negative_ok, else [0, size)); values: the cpu
@@ -84,15 +88,16 @@ def check_bounds(lo, hi, values, size, dim, negative_ok, message):
   low = -size if negative_ok else 0
   if lo >= low and hi < size:
     return
-  if message is not None:
+  if isinstance(message, str) and not isinstance(message, Prefix):
     raise IndexError(message)
   if values is not None:
     flat = values.reshape(-1)
     bad = int(flat[((flat < low) | (flat >= size)).nonzero()[0, 0]])
   else:
     bad = hi if hi >= size else lo
-  raise IndexError(f"index {bad} is out of bounds for dimension {dim} with "
-                   f"size {size}")
+  prefix = message or ""
+  raise IndexError(f"{prefix}index {bad} is out of bounds for dimension "
+                   f"{dim} with size {size}")
 
 
 def operand(t, device, what):
