@@ -44,16 +44,34 @@ def test_alias_count_accumulates_over_syncs():
   torch.testing.assert_close(t.cpu(), torch.full((8,), 2.0))
 
 
-def test_clone_sharing_the_buffer_blocks_donation():
+def test_clone_of_an_updated_buffer_gets_a_copy_and_the_buffer_is_donated():
+  t = torch.arange(6.0).to(XLA)
+  torch_xla.sync()
+  c = t.clone()  # shares t's buffer until the step
+  d = t.clone()
+  met.clear_all()
+  t += 1
+  torch_xla.sync()
+  assert aliased() == 1
+  torch.testing.assert_close(c.cpu(), torch.arange(6.0))
+  torch.testing.assert_close(d.cpu(), torch.arange(6.0))
+  torch.testing.assert_close(t.cpu(), torch.arange(6.0) + 1)
+  # The clones own their copies now: updating one donates its own buffer.
+  c *= 2
+  torch_xla.sync()
+  assert aliased() == 2
+  torch.testing.assert_close(c.cpu(), torch.arange(6.0) * 2)
+  torch.testing.assert_close(d.cpu(), torch.arange(6.0))
+
+
+def test_clone_of_a_buffer_nobody_updates_is_not_copied():
   t = torch.arange(6.0).to(XLA)
   torch_xla.sync()
   c = t.clone()
   met.clear_all()
-  t += 1
   torch_xla.sync()
-  assert aliased() == 0
-  torch.testing.assert_close(c.cpu(), torch.arange(6.0))
-  torch.testing.assert_close(t.cpu(), torch.arange(6.0) + 1)
+  assert met.metric_data("ExecuteTime") is None  # shared, nothing ran
+  torch.testing.assert_close(c.cpu(), t.cpu())
 
 
 def test_index_copy_into_bf16_cache_aliases_once():
@@ -167,16 +185,74 @@ def test_set_buffer_donation_counter_counts_marks():
   _XLAC._set_buffer_donation(a, False)
 
 
-def test_config_off_keeps_the_mark_but_donates_nothing():
-  t = torch.randn(16).to(XLA)
+def test_step_donates_a_marked_buffer_even_with_the_config_off():
+  t0 = torch.randn(4, 4).to(XLA)
+  t1 = torch.randn(4, 4).to(XLA)
+  e2 = t0.cpu() + t1.cpu()
   torch_xla.sync()
-  _XLAC._set_buffer_donation(t, True)
+  assert _XLAC._set_buffer_donation(t0, True)
+  assert not _XLAC._xla_get_enable_alias_with_buffer_donor_config()
   met.clear_all()
-  out = t * 3
+  t2 = t0 + t1
+  t1 += 2
   torch_xla.sync()
-  assert aliased() == 0
-  assert _XLAC._get_buffer_donation(t)
-  torch.testing.assert_close(out.cpu(), t.cpu() * 3)
+  assert aliased() == 2  # t1 in place, t0 as marked
+  assert _XLAC._is_placeholder(t0)
+  torch.testing.assert_close(t2.cpu(), e2)
+
+
+def test_sync_multi_donates_marked_buffers_only_with_the_config_on():
+  for config in (False, True):
+    t0 = torch.randn(4, 4).to(XLA)
+    t1 = torch.randn(4, 4).to(XLA)
+    e1, e2 = t1.cpu() + 2, t0.cpu() + t1.cpu()
+    torch_xla.sync()
+    _XLAC._set_buffer_donation(t0, True)
+    met.clear_all()
+    with torch_xla.alias_with_buffer_donor_config(config):
+      t2 = t0 + t1
+      t1 += 2
+      _XLAC._xla_sync_multi([t0, t1, t2], [str(XLA)], True, False)
+    # A subset sync never aliases t1 in place; the mark counts with the
+    # config on.
+    assert aliased() == int(config)
+    assert _XLAC._is_placeholder(t0) == config
+    torch.testing.assert_close(t1.cpu(), e1)
+    torch.testing.assert_close(t2.cpu(), e2)
+    if not config:
+      assert _XLAC._get_buffer_donation(t0)
+      _XLAC._set_buffer_donation(t0, False)
+
+
+def test_sync_multi_donates_the_old_buffer_of_a_marked_tensor_updated_in_place():
+  t0 = torch.randn(4, 4).to(XLA)
+  expected = t0.cpu() * 2
+  torch_xla.sync()
+  _XLAC._set_buffer_donation(t0, True)
+  met.clear_all()
+  with torch_xla.alias_with_buffer_donor_config(True):
+    t0 *= 2
+    _XLAC._xla_sync_multi([t0], [str(XLA)], True, False)
+  assert aliased() == 1
+  assert not _XLAC._is_placeholder(t0)  # it holds its new value
+  torch.testing.assert_close(t0.cpu(), expected)
+  _XLAC._set_buffer_donation(t0, False)
+
+
+def test_reads_never_donate_a_marked_buffer():
+  import torch_xla.core.xla_model as xm
+  t0 = torch.randn(8).to(XLA)
+  torch_xla.sync()
+  _XLAC._set_buffer_donation(t0, True)
+  with torch_xla.alias_with_buffer_donor_config(True):
+    t1 = t0 + 1
+    cpu = xm._to_cpu_tree([t1])  # xm.save's read
+    assert not _XLAC._is_placeholder(t0)
+    t2 = t0 * 3
+    t2.cpu()
+    assert not _XLAC._is_placeholder(t0)
+  torch.testing.assert_close(cpu[0], t0.cpu() + 1)
+  _XLAC._set_buffer_donation(t0, False)
 
 
 def bytes_to_device():

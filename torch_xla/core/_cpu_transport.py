@@ -143,7 +143,7 @@ def _to_host(tensors):
 
   pending = [t for t in tensors if isinstance(t, XlaTensor)]
   if pending:
-    _XLAC._xla_sync_multi(pending, [], wait=False)
+    _XLAC._sync_for_read(pending)
   return [t.detach().cpu().contiguous() for t in tensors]
 
 

@@ -92,7 +92,7 @@ def _to_cpu_tree(data):
   pending = []
   _collect(data, XlaTensor, pending)
   if pending:
-    _XLAC._xla_sync_multi(pending, [], wait=False)
+    _XLAC._sync_for_read(pending)
 
   def convert(value):
     if isinstance(value, XlaTensor):

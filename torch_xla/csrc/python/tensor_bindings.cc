@@ -313,19 +313,33 @@ void InitTensorBindings(py::module_& m) {
       "_clone",
       [](py::handle source) { return CloneTensor(ToXlaTensor(source)); },
       "A new tensor (new tensor ID and alias ID) with the same value.");
-  // Upstream's signature; `devices` and `sync_xla_data` change nothing here
-  // (a tensor's device is its own; synced tensors always hold device data).
+  // Upstream's signature. `devices` changes nothing here (a tensor's device
+  // is its own; synced tensors always hold device data), nor does
+  // `sync_xla_data`: a subset sync never aliases in place. With the
+  // buffer-donor config on it donates buffers marked with
+  // _set_buffer_donation (tensor/donation.h).
   m.def(
       "_xla_sync_multi",
       [](const py::iterable& tensors, const py::object& /*devices*/, bool wait,
          bool /*sync_xla_data*/) {
         std::vector<XlaTensorPtr> list = ToXlaTensors(tensors);
         py::gil_scoped_release release;
-        ThrowIfError(SyncTensors(list));
+        ThrowIfError(SyncTensors(list, /*donate_marked=*/true));
         if (wait) ThrowIfError(WaitForDevice());
       },
       py::arg("tensors"), py::arg("devices") = py::list(),
       py::arg("wait") = true, py::arg("sync_xla_data") = true);
+  m.def(
+      "_sync_for_read",
+      [](const py::iterable& tensors) {
+        std::vector<XlaTensorPtr> list = ToXlaTensors(tensors);
+        py::gil_scoped_release release;
+        ThrowIfError(SyncTensors(list));
+      },
+      py::arg("tensors"),
+      "Computes the pending values of `tensors` in one execution that "
+      "donates nothing (xm.save, CPU copies): reading never deletes a "
+      "tensor, even one marked with _set_buffer_donation.");
   m.def(
       "_xla_sync_live_tensors",
       [](bool wait) {

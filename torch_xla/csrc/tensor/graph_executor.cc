@@ -24,6 +24,7 @@
 #include "torch_xla/csrc/runtime/host_heap.h"
 #include "torch_xla/csrc/runtime/replication.h"
 #include "torch_xla/csrc/tensor/device_data.h"
+#include "torch_xla/csrc/tensor/donation.h"
 #include "torch_xla/csrc/tensor/execution_scope.h"
 #include "torch_xla/csrc/tensor/host_uploads.h"
 #include "torch_xla/csrc/tensor/lru_cache.h"
@@ -126,65 +127,6 @@ LoweringContext::ScalarPacking PackScalars(
         Shape(dtype, {static_cast<int64_t>(scalars.size())}), std::move(bytes));
   };
   return packing;
-}
-
-// Decides which parameters donate their buffers. An in-place update keeps
-// the tensor's alias ID, so a parameter whose data was last owned by an
-// output tensor's alias ID can become that output's buffer, provided no
-// other live tensor still holds that data and shapes match.
-struct Donation {
-  std::vector<std::pair<int64_t, int64_t>> aliases;  // (parameter, result)
-  std::vector<int64_t> donors;                       // explicit donors
-  std::vector<XlaTensorPtr> donor_tensors;  // deleted after execution
-};
-
-Donation PlanDonation(const LoweringContext& context, const SyncGroup& group,
-                      absl::Span<const XlaTensorPtr> live) {
-  Donation donation;
-  // Data held by a live tensor is still needed after the step.
-  std::unordered_map<int64_t, int> holders;  // data id -> live tensors
-  for (const XlaTensorPtr& tensor : live) {
-    if (tensor->data() != nullptr) ++holders[tensor->data()->id()];
-  }
-  const std::vector<DataPtr>& parameters = context.parameters();
-  std::unordered_map<int64_t, int64_t> parameter_by_alias;
-  for (size_t p = 0; p < parameters.size(); ++p) {
-    const Data& data = *parameters[p];
-    if (data.owner_alias_id() < 0) continue;
-    // Host data travels in a fresh buffer each run, which nobody else sees:
-    // donating it is always safe. A device buffer must have no other holder.
-    if (data.kind() == DataKind::kPlaceholder) continue;
-    if (data.kind() == DataKind::kDevice && holders.count(data.id())) continue;
-    parameter_by_alias.emplace(data.owner_alias_id(), p);
-  }
-  std::unordered_set<int64_t> used_results;
-  for (size_t t = 0; t < group.tensors.size(); ++t) {
-    const XlaTensorPtr& tensor = group.tensors[t];
-    auto it = parameter_by_alias.find(tensor->alias_id());
-    if (it == parameter_by_alias.end()) continue;
-    int64_t result = group.result_of_tensor[t];
-    const Shape& parameter_shape = parameters[it->second]->shape();
-    if (parameter_shape != group.results[result].shape()) continue;
-    if (!used_results.insert(result).second) continue;
-    donation.aliases.emplace_back(it->second, result);
-    parameter_by_alias.erase(it);
-  }
-  if (g_buffer_donor_aliasing.load()) {
-    std::unordered_set<int64_t> aliased;
-    for (const auto& [parameter, result] : donation.aliases) {
-      aliased.insert(parameter);
-    }
-    for (const XlaTensorPtr& tensor : live) {
-      if (!tensor->buffer_donation() || tensor->data() == nullptr) continue;
-      int64_t p = context.ParameterIndex(tensor->data()->id());
-      if (p < 0 || aliased.count(p)) continue;
-      if (holders[tensor->data()->id()] > 1) continue;  // shared with another
-      donation.donors.push_back(p);
-      donation.donor_tensors.push_back(tensor);
-      aliased.insert(p);
-    }
-  }
-  return donation;
 }
 
 // One device's arguments; `taken_over`: parameters the program may donate.
@@ -294,7 +236,7 @@ absl::StatusOr<std::shared_ptr<CompiledGraph>> Compile(
 
 // Lowers, compiles (or finds) and runs one group; the group's tensors then
 // hold the outputs.
-absl::Status ExecuteGroup(SyncGroup& group, bool donate,
+absl::Status ExecuteGroup(SyncGroup& group, DonationMode mode,
                           absl::Span<const XlaTensorPtr> live,
                           const std::unordered_set<int64_t>& materialized) {
   static metrics::Counter* cached = metrics::GetCounter("CachedCompile");
@@ -314,8 +256,9 @@ absl::Status ExecuteGroup(SyncGroup& group, bool donate,
   absl::Status readable = CheckNoPlaceholders(context, group);
   if (!readable.ok()) return readable;
 
-  Donation donation;
-  if (donate) donation = PlanDonation(context, group, live);
+  Donation donation =
+      PlanDonation(context, group.tensors, group.result_of_tensor,
+                   group.results, live, mode);
   for (const auto& [parameter, result] : donation.aliases) {
     absl::Status status = context.SetAlias(parameter, result);
     if (!status.ok()) return status;
@@ -411,15 +354,17 @@ absl::Status ExecuteGroup(SyncGroup& group, bool donate,
 
 // Splits pending tensors by device; a tensor whose pending value is just a
 // data leaf takes that data without running anything, except a fill, which
-// the step turns into a buffer (see MaterializeFills).
+// the step turns into a buffer (see MaterializeFills), and a copy
+// (`copies`, donation.h SharersToCopy).
 absl::StatusOr<std::vector<SyncGroup>> MakeGroups(
-    absl::Span<const XlaTensorPtr> tensors) {
+    absl::Span<const XlaTensorPtr> tensors,
+    const std::unordered_set<const XlaTensor*>& copies) {
   std::map<int, SyncGroup> by_device;
   for (const XlaTensorPtr& tensor : tensors) {
     if (tensor->state() != TensorState::kIrValue) continue;
     const Value& value = tensor->ir_value();
     if (value.node->kind() == OpKind::kDeviceData &&
-        !IsHostFill(*value.node->data())) {
+        !IsHostFill(*value.node->data()) && !copies.count(tensor.get())) {
       absl::Status status = tensor->SetData(value.node->data());
       if (!status.ok()) return status;
       continue;
@@ -499,13 +444,14 @@ absl::StatusOr<std::unordered_set<int64_t>> MaterializeFills(
   return materialized;
 }
 
-absl::Status Sync(absl::Span<const XlaTensorPtr> tensors, bool donate,
+absl::Status Sync(absl::Span<const XlaTensorPtr> tensors, DonationMode mode,
                   absl::Span<const XlaTensorPtr> live,
-                  const std::unordered_set<int64_t>& materialized = {}) {
-  absl::StatusOr<std::vector<SyncGroup>> groups = MakeGroups(tensors);
+                  const std::unordered_set<int64_t>& materialized = {},
+                  const std::unordered_set<const XlaTensor*>& copies = {}) {
+  absl::StatusOr<std::vector<SyncGroup>> groups = MakeGroups(tensors, copies);
   if (!groups.ok()) return groups.status();
   for (SyncGroup& group : *groups) {
-    absl::Status status = ExecuteGroup(group, donate, live, materialized);
+    absl::Status status = ExecuteGroup(group, mode, live, materialized);
     if (!status.ok()) return status;
   }
   return absl::OkStatus();
@@ -529,14 +475,26 @@ absl::Status SyncLiveTensors(std::vector<XlaTensorPtr>* python_views) {
   }
   RederivableViews views =
       TakeRederivableViews(runnable, python_views != nullptr);
-  TXLA_RETURN_IF_ERROR(Sync(runnable, /*donate=*/true, live, *materialized));
+  std::unordered_set<const XlaTensor*> copies;
+  for (const XlaTensorPtr& sharer : SharersToCopy(runnable)) {
+    TXLA_RETURN_IF_ERROR(
+        sharer->SetIrValue(Value(MakeDataNode(sharer->data()))));
+    copies.insert(sharer.get());
+  }
+  TXLA_RETURN_IF_ERROR(
+      Sync(runnable, DonationMode::kAll, live, *materialized, copies));
   if (python_views != nullptr) *python_views = std::move(views.python_steps);
   return RederiveViews(views.cpp_steps);
 }
 
-absl::Status SyncTensors(absl::Span<const XlaTensorPtr> tensors) {
+absl::Status SyncTensors(absl::Span<const XlaTensorPtr> tensors,
+                         bool donate_marked) {
   std::lock_guard<std::mutex> lock(SyncMutex());
-  return Sync(tensors, /*donate=*/false, {});
+  if (!donate_marked || !g_buffer_donor_aliasing.load()) {
+    return Sync(tensors, DonationMode::kNone, {});
+  }
+  std::vector<XlaTensorPtr> live = LiveTensors();
+  return Sync(tensors, DonationMode::kMarkedOnly, live);
 }
 
 absl::Status TensorToHost(const XlaTensorPtr& tensor, void* dst,

@@ -21,8 +21,8 @@ namespace torch_xla {
 
 // Executes the pending IR of every live tensor (torch_xla.sync()), except
 // tensors whose value reads a placeholder: those stay pending. Donates
-// the buffers of tensors updated in place, and of explicit donors when the
-// buffer-donor config is on. A view that can be re-derived from its root
+// the buffers of tensors updated in place, and of explicit donors (config
+// on or off); a clone sharing an updated buffer gets a copy (donation.h). A view that can be re-derived from its root
 // is not computed (views.h, TakeRederivableViews): one with C++ steps is
 // re-derived here; one with Python steps is left out only when
 // `python_views` is given, and returned there for the caller to re-derive
@@ -30,8 +30,11 @@ namespace torch_xla {
 absl::Status SyncLiveTensors(std::vector<XlaTensorPtr>* python_views = nullptr);
 
 // Executes the pending IR of just these tensors (e.g. before reading one).
-// Donates nothing: tensors outside the set may still need every input.
-absl::Status SyncTensors(absl::Span<const XlaTensorPtr> tensors);
+// No in-place aliasing: tensors outside the set may still need every
+// input. With `donate_marked` (_xla_sync_multi) and the buffer-donor config
+// on, buffers marked with _set_buffer_donation are donated (donation.h).
+absl::Status SyncTensors(absl::Span<const XlaTensorPtr> tensors,
+                         bool donate_marked = false);
 
 // Waits until every enqueued execution has finished (xm.wait_device_ops(),
 // sync(wait=True)); the first failure among them.

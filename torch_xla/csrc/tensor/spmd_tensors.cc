@@ -60,6 +60,22 @@ absl::StatusOr<XlaTensorPtr> TensorFromHost(const void* data, Shape shape,
       std::make_shared<DeviceData>(shape, std::vector{buffer}), device);
 }
 
+absl::StatusOr<DataPtr> UploadTracedHostData(const DataPtr& data) {
+  if (data == nullptr || data->kind() != DataKind::kHost ||
+      data->shape().dims.empty() || !spmd::IsSpmd()) {
+    return DataPtr();
+  }
+  const auto& host = static_cast<const HostData&>(*data);
+  if (host.is_fill()) return DataPtr();
+  static const ShardingPtr kReplicated =
+      std::make_shared<const Sharding>(Sharding::Replicated());
+  TXLA_ASSIGN_OR_RETURN(
+      std::shared_ptr<DeviceData> replicated,
+      ShardHostArray(host.bytes().data(), host.shape(), kReplicated));
+  replicated->set_owner_alias_id(data->owner_alias_id());
+  return DataPtr(std::move(replicated));
+}
+
 absl::Status MarkSharding(const XlaTensorPtr& tensor, ShardingPtr sharding) {
   TXLA_RETURN_IF_ERROR(CheckSpmd("mark_sharding"));
   absl::Status fits = CheckShardingFits(*sharding, tensor->shape(),

@@ -22,6 +22,12 @@ namespace torch_xla {
 absl::StatusOr<XlaTensorPtr> TensorFromHost(const void* data, Shape shape,
                                             int device);
 
+// Under SPMD, host data an op reads goes to the devices when the op is
+// traced, replicated (later steps read the buffers; a sync would have sent
+// it anyway): the device data to hold instead, or nullptr to keep `data`
+// (not SPMD, not host data, or a fill or scalar, which travel packed).
+absl::StatusOr<DataPtr> UploadTracedHostData(const DataPtr& data);
+
 // Gives the tensor `sharding` (checked against its shape and the device
 // count). Data is re-laid out over the devices (only shards travel); a
 // pending value gets a sharding annotation.

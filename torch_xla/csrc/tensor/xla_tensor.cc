@@ -7,6 +7,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "torch_xla/csrc/ir/builder.h"
+#include "torch_xla/csrc/ir/status_macros.h"
+#include "torch_xla/csrc/tensor/spmd_tensors.h"
 
 namespace torch_xla {
 namespace {
@@ -106,7 +108,11 @@ absl::Status XlaTensor::CheckReadable() const {
 absl::StatusOr<Value> XlaTensor::GetIrValue() {
   if (deleted_) return CheckReadable();
   if (ir_value_) return ir_value_;
-  if (data_node_ == nullptr) data_node_ = MakeDataNode(data_);
+  if (data_node_ == nullptr) {
+    TXLA_ASSIGN_OR_RETURN(DataPtr uploaded, UploadTracedHostData(data_));
+    if (uploaded != nullptr) data_ = std::move(uploaded);
+    data_node_ = MakeDataNode(data_);
+  }
   return Value(data_node_);
 }
 
