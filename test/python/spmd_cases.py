@@ -102,6 +102,27 @@ def test_unsharded_tensor_is_sent_replicated_once():
   assert spec(t) == "{replicated}"
 
 
+def test_host_tensor_goes_to_the_devices_when_an_op_reads_it():
+  cpu = torch.randn(8, 8)
+  t = cpu.to(DEVICE)
+  assert "Tensor on host: with size [8, 8]" in _XLAC._get_xla_tensor_debug_info(t)
+  doubled = t + t  # traced: t is sent now, replicated, once per device
+  info = _XLAC._get_xla_tensor_debug_info(t)
+  assert "Tensor on host: None" in info and "xla::device_data" in info
+  assert transfers() == N and outbound_bytes() == N * cpu.numel() * 4
+  assert spec(t) == "{replicated}"
+  torch_xla.sync()
+  # The step sent nothing more for it; later steps read the same buffers.
+  assert transfers() == N
+  torch.testing.assert_close(doubled.cpu(), cpu + cpu)
+  t *= 3  # an in-place update of the uploaded buffer still aliases it
+  torch_xla.sync()
+  # Only the packed scalar 3 travelled, not the tensor again.
+  assert outbound_bytes() < N * cpu.numel() * 4 + 1024
+  assert met.metric_data("InputOutputAliasCount")[1] == 1
+  torch.testing.assert_close(t.cpu(), cpu * 3)
+
+
 def test_local_shards_hold_their_box_without_transfer():
   cpu = torch.arange(N * 2 * 6, dtype=torch.float32).reshape(N * 2, 6)
   st = xs.mark_sharding(cpu.to(DEVICE), mesh_1d(), ("x", None))
