@@ -100,7 +100,7 @@ TEST(GraphExecutorTest, PlaceholderCannotBeReadOrExecuted) {
 struct DonationCase {
   const char* name;
   bool in_place;        // t = t + 1 keeps t's alias ID
-  bool keep_clone;      // a live clone shares t's buffer
+  bool keep_clone;      // a live clone shares t's buffer (data, not IR)
   bool explicit_donor;  // t marked for donation, config on
   int64_t expected_aliases;
   bool input_deleted;
@@ -149,7 +149,8 @@ INSTANTIATE_TEST_SUITE_P(
     Table, DonationTest,
     ::testing::Values(
         DonationCase{"in_place", true, false, false, 1, true},
-        DonationCase{"in_place_with_clone", true, true, false, 0, false},
+        // The clone gets a copy from the same execution (donation.h).
+        DonationCase{"in_place_with_clone", true, true, false, 1, true},
         DonationCase{"new_tensor", false, false, false, 0, false},
         DonationCase{"explicit_donor", false, false, true, 1, true},
         DonationCase{"explicit_donor_shared", false, true, true, 0, false}),

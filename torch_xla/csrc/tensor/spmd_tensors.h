@@ -3,7 +3,8 @@
 
 // Tensors on the SPMD virtual device. Host data moved there stays on the
 // host until its sharding is known; mark_sharding then sends each device
-// only its shard. A pending value is annotated instead (the partitioner
+// only its shard. An op that reads it first sends it replicated, when the
+// op is traced (UploadTracedHostData). A pending value is annotated instead (the partitioner
 // splits it), and a placeholder just records the sharding, so a sharded
 // computation can be staged out with no data at all.
 
