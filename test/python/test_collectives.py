@@ -61,15 +61,18 @@ def test_all_reduce_moves_the_gradients_once(four_workers):
       assert step == {"payload_bytes": r["gradient_bytes"], "calls": 1}
 
 
-def test_one_process_four_replica_threads(tmp_path):
-  """1 process x 4 devices, a replica thread per device: the collectives
+def test_one_process_replica_threads(tmp_path):
+  """1 process x 2 devices, a replica thread per device: the collectives
   lower into one replicated program (no transport) and give the same exact
-  values and the same training as 4 processes."""
-  run = run_threads("replica_threads_pods", tmp_path, WORKERS)
+  values and the same training as processes do. (2, not 4: with 4 replicas
+  on this 2-core host the CPU plugin's thread pool sometimes never starts
+  the last replica; docs/pods.md.)"""
+  replicas = 2
+  run = run_threads("replica_threads_pods", tmp_path, replicas)
   assert run.returncode == 0, run.stderr[-4000:]
-  assert all(r["ok"] for r in results(tmp_path, "collectives", WORKERS))
+  assert all(r["ok"] for r in results(tmp_path, "collectives", replicas))
   want_losses, want_weight = pods_cases.single_process_reference()
-  for r in results(tmp_path, "dp_train", WORKERS):
+  for r in results(tmp_path, "dp_train", replicas):
     assert r["losses"] == pytest.approx(want_losses, rel=1e-6)
     torch.testing.assert_close(torch.tensor(r["weight"]), want_weight,
                                rtol=1e-6, atol=1e-6)

@@ -3,11 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <map>
-#include <utility>
 #include <mutex>
 
-#include "absl/hash/hash.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -195,51 +192,6 @@ absl::Status Client::DiscoverDevices() {
   return absl::OkStatus();
 }
 
-absl::Status Client::DiscoverGlobalDevices() {
-  std::vector<GlobalDevice> local;
-  for (const Device& device : devices_) {
-    local.push_back({device.id, topology_.process_index, device.kind});
-  }
-  auto list = PJRT_ARGS(PJRT_Client_Devices);
-  list.client = client_.get();
-  PJRT_RETURN_IF_ERROR(api_, PJRT_Client_Devices, list);
-  if (list.num_devices > devices_.size()) {
-    // The plugin knows the whole job (TPU, GPU with a KV store).
-    for (size_t i = 0; i < list.num_devices; ++i) {
-      auto description = PJRT_ARGS(PJRT_Device_GetDescription);
-      description.device = list.devices[i];
-      PJRT_RETURN_IF_ERROR(api_, PJRT_Device_GetDescription, description);
-      GlobalDevice device;
-      auto id = PJRT_ARGS(PJRT_DeviceDescription_Id);
-      id.device_description = description.device_description;
-      PJRT_RETURN_IF_ERROR(api_, PJRT_DeviceDescription_Id, id);
-      device.id = id.id;
-      auto process = PJRT_ARGS(PJRT_DeviceDescription_ProcessIndex);
-      process.device_description = description.device_description;
-      PJRT_RETURN_IF_ERROR(api_, PJRT_DeviceDescription_ProcessIndex, process);
-      device.process_index = process.process_index;
-      auto kind = PJRT_ARGS(PJRT_DeviceDescription_Kind);
-      kind.device_description = description.device_description;
-      PJRT_RETURN_IF_ERROR(api_, PJRT_DeviceDescription_Kind, kind);
-      device.kind = ToString(kind.device_kind, kind.device_kind_size);
-      global_devices_.push_back(std::move(device));
-    }
-    std::stable_sort(global_devices_.begin(), global_devices_.end(),
-                     [](const GlobalDevice& a, const GlobalDevice& b) {
-                       return a.process_index < b.process_index;
-                     });
-    return absl::OkStatus();
-  }
-  // The CPU plugin lists only this process's devices: agree on the rest
-  // through the key-value store.
-  std::shared_ptr<KeyValueStore> store = GetKeyValueStore();
-  absl::StatusOr<std::vector<GlobalDevice>> all =
-      ExchangeDevices(local, topology_, store.get(), topology_.timeout_ms);
-  if (!all.ok()) return all.status();
-  global_devices_ = std::move(*all);
-  return absl::OkStatus();
-}
-
 absl::StatusOr<const Device*> Client::GetDevice(int ordinal) const {
   if (ordinal < 0 || ordinal >= static_cast<int>(devices_.size())) {
     return absl::OutOfRangeError(absl::StrCat(
@@ -365,54 +317,6 @@ absl::StatusOr<ExecutablePtr> Client::Compile(absl::string_view mlir_text,
                                               const CompileSpec& spec) {
   if (spec.run_on_ordinal >= 0) return CompileReplicas(mlir_text, spec);
   return CompileOne(mlir_text, spec);
-}
-
-// A replicated program is compiled once for all replicas, before any runs,
-// and each replica gets a view of that one loaded program: the replicas of
-// a launch meet in XLA's collectives only when they run the same loaded
-// executable (measured: two compilations of one program wait for each other
-// forever). The other replicas' views wait here until their groups ask.
-absl::StatusOr<ExecutablePtr> Client::CompileReplicas(
-    absl::string_view mlir_text, const CompileSpec& spec) {
-  static std::mutex* mu = new std::mutex();
-  static auto* ready =
-      new std::map<std::pair<std::string, int>, ExecutablePtr>();
-  const std::string key = absl::StrCat(
-      absl::HashOf(mlir_text), "/", mlir_text.size(), "/",
-      absl::StrJoin(spec.device_ids, ","));
-  std::lock_guard<std::mutex> lock(*mu);
-  auto it = ready->find({key, spec.run_on_ordinal});
-  if (it != ready->end()) {
-    ExecutablePtr executable = std::move(it->second);
-    ready->erase(it);
-    return executable;
-  }
-  CompileSpec all = spec;
-  all.run_on_ordinal = -1;
-  absl::StatusOr<ExecutablePtr> compiled = CompileOne(mlir_text, all);
-  if (!compiled.ok()) return compiled.status();
-  ExecutablePtr wanted;
-  for (int id : spec.device_ids) {
-    auto device = std::find_if(devices_.begin(), devices_.end(),
-                               [id](const Device& d) { return d.id == id; });
-    if (device == devices_.end()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("compile: no addressable device has id ", id));
-    }
-    ExecutablePtr view = (*compiled)->ReplicaView(device->ordinal,
-                                                  device->handle);
-    if (device->ordinal == spec.run_on_ordinal) {
-      wanted = std::move(view);
-    } else {
-      (*ready)[{key, device->ordinal}] = std::move(view);
-    }
-  }
-  if (wanted == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "compile: replica ordinal ", spec.run_on_ordinal,
-        " is not among the program's devices"));
-  }
-  return wanted;
 }
 
 absl::StatusOr<ExecutablePtr> Client::CompileOne(absl::string_view mlir_text,
@@ -595,7 +499,13 @@ absl::StatusOr<std::vector<std::vector<BufferPtr>>> Client::Execute(
   options.num_non_donatable_input_indices = non_donatable.size();
   if (executable.execute_device() != nullptr) {
     // One replica of a replicated program: its collectives meet the other
-    // replicas' launches with the same launch id.
+    // replicas' launches with the same launch id. Its inputs are awaited
+    // first, so that a replica waiting in a collective never holds a plugin
+    // thread that the computation of another replica's inputs needs.
+    for (const BufferPtr& buffer : arguments[0]) {
+      absl::Status ready = buffer->AwaitReady();
+      if (!ready.ok()) return ready;
+    }
     options.launch_id = NextReplicaLaunchId(executable.device_ordinals()[0]);
   }
   auto args = PJRT_ARGS(PJRT_LoadedExecutable_Execute);

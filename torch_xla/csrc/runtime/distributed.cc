@@ -1,11 +1,15 @@
 #include "torch_xla/csrc/runtime/distributed.h"
 
+#include <algorithm>
+
 #include <cstring>
 #include <mutex>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "torch_xla/csrc/runtime/client.h"
+#include "torch_xla/csrc/runtime/pjrt_api.h"
 
 namespace torch_xla::runtime {
 namespace {
@@ -186,6 +190,53 @@ absl::StatusOr<std::vector<GlobalDevice>> ExchangeDevices(
     all.insert(all.end(), devices->begin(), devices->end());
   }
   return all;
+}
+
+// The client's view of the job (a Client member, kept with the rest of the
+// multi-process logic).
+absl::Status Client::DiscoverGlobalDevices() {
+  std::vector<GlobalDevice> local;
+  for (const Device& device : devices_) {
+    local.push_back({device.id, topology_.process_index, device.kind});
+  }
+  auto list = PJRT_ARGS(PJRT_Client_Devices);
+  list.client = client_.get();
+  PJRT_RETURN_IF_ERROR(api_, PJRT_Client_Devices, list);
+  if (list.num_devices > devices_.size()) {
+    // The plugin knows the whole job (TPU, GPU with a KV store).
+    for (size_t i = 0; i < list.num_devices; ++i) {
+      auto description = PJRT_ARGS(PJRT_Device_GetDescription);
+      description.device = list.devices[i];
+      PJRT_RETURN_IF_ERROR(api_, PJRT_Device_GetDescription, description);
+      GlobalDevice device;
+      auto id = PJRT_ARGS(PJRT_DeviceDescription_Id);
+      id.device_description = description.device_description;
+      PJRT_RETURN_IF_ERROR(api_, PJRT_DeviceDescription_Id, id);
+      device.id = id.id;
+      auto process = PJRT_ARGS(PJRT_DeviceDescription_ProcessIndex);
+      process.device_description = description.device_description;
+      PJRT_RETURN_IF_ERROR(api_, PJRT_DeviceDescription_ProcessIndex, process);
+      device.process_index = process.process_index;
+      auto kind = PJRT_ARGS(PJRT_DeviceDescription_Kind);
+      kind.device_description = description.device_description;
+      PJRT_RETURN_IF_ERROR(api_, PJRT_DeviceDescription_Kind, kind);
+      device.kind = std::string(kind.device_kind, kind.device_kind_size);
+      global_devices_.push_back(std::move(device));
+    }
+    std::stable_sort(global_devices_.begin(), global_devices_.end(),
+                     [](const GlobalDevice& a, const GlobalDevice& b) {
+                       return a.process_index < b.process_index;
+                     });
+    return absl::OkStatus();
+  }
+  // The CPU plugin lists only this process's devices: agree on the rest
+  // through the key-value store.
+  std::shared_ptr<KeyValueStore> store = GetKeyValueStore();
+  absl::StatusOr<std::vector<GlobalDevice>> all =
+      ExchangeDevices(local, topology_, store.get(), topology_.timeout_ms);
+  if (!all.ok()) return all.status();
+  global_devices_ = std::move(*all);
+  return absl::OkStatus();
 }
 
 }  // namespace torch_xla::runtime
