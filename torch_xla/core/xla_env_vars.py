@@ -43,6 +43,13 @@ PJRT_CPU_ASYNC_CLIENT = "PJRT_CPU_ASYNC_CLIENT"
 PJRT_DIST_SERVICE_ADDR = "PJRT_DIST_SERVICE_ADDR"
 PJRT_LOCAL_PROCESS_COUNT = "PJRT_LOCAL_PROCESS_COUNT"
 PJRT_LOCAL_PROCESS_RANK = "PJRT_LOCAL_PROCESS_RANK"
+# Several processes (docs/pods.md): the launcher's and torchrun's names.
+XLA_COORDINATOR_PORT = "XLA_COORDINATOR_PORT"  # the key-value store's port
+MASTER_ADDR = "MASTER_ADDR"  # the coordinator's host (default localhost)
+LOCAL_RANK = "LOCAL_RANK"  # set by torchrun: this process's local rank
+TORCHELASTIC_RUN_ID = "TORCHELASTIC_RUN_ID"  # set by torchrun
+TORCH_XLA_DISTRIBUTED_TIMEOUT = "TORCH_XLA_DISTRIBUTED_TIMEOUT"  # seconds
+RATE_TRACKER_SMOOTHING = "RATE_TRACKER_SMOOTHING"  # xm.RateTracker's default
 # The XRT-era names (upstream keeps them for old scripts).
 MP_DEVICE = "XRT_MULTI_PROCESSING_DEVICE"
 LOCAL_WORKER = "XRT_LOCAL_WORKER"
