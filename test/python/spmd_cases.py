@@ -105,7 +105,8 @@ def test_unsharded_tensor_is_sent_replicated_once():
 def test_host_tensor_goes_to_the_devices_when_an_op_reads_it():
   cpu = torch.randn(8, 8)
   t = cpu.to(DEVICE)
-  assert "Tensor on host: with size [8, 8]" in _XLAC._get_xla_tensor_debug_info(t)
+  info = _XLAC._get_xla_tensor_debug_info(t)
+  assert "Tensor on host: with size [8, 8]" in info
   doubled = t + t  # traced: t is sent now, replicated, once per device
   info = _XLAC._get_xla_tensor_debug_info(t)
   assert "Tensor on host: None" in info and "xla::device_data" in info

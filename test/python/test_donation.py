@@ -224,7 +224,7 @@ def test_sync_multi_donates_marked_buffers_only_with_the_config_on():
       _XLAC._set_buffer_donation(t0, False)
 
 
-def test_sync_multi_donates_the_old_buffer_of_a_marked_tensor_updated_in_place():
+def test_sync_multi_donates_the_old_buffer_of_a_marked_in_place_update():
   t0 = torch.randn(4, 4).to(XLA)
   expected = t0.cpu() * 2
   torch_xla.sync()
