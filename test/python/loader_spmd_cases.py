@@ -94,19 +94,26 @@ def test_a_training_step_on_sharded_batches_matches_cpu():
   torch.testing.assert_close(model.weight.cpu(), cpu_model.weight.detach())
 
 
-def test_a_batch_that_does_not_fit_names_key_and_dimension():
+def test_a_spec_of_another_rank_names_the_key():
+  it = iter(pl.MpDeviceLoader([{"ids": torch.zeros(8)}], DEVICE,
+                              input_sharding={"ids": xs.ShardingSpec(
+                                  MESH, ("data", None))}))
+  with pytest.raises(ValueError, match=r"does not fit batch\['ids'\]: the "
+                     r"spec has 2 entries but the tensor has rank 1"):
+    next(it)
+
+
+def test_a_batch_that_does_not_divide_is_padded_per_device():
+  # 6 rows on N devices: each device receives ceil(6 / N) rows (padding
+  # included), never the whole batch; the values read back are the batch.
+  host = torch.randn(6, 2)
   spec = {"ids": xs.ShardingSpec(MESH, ("data", None))}
-  it = iter(pl.MpDeviceLoader([{"ids": torch.zeros(6, 2)}], DEVICE,
-                              input_sharding=spec))
-  with pytest.raises(ValueError, match=r"batch\['ids'\]: dimension 0 has "
-                     r"size 6, which 4 shards"):
-    next(it)
-  it = iter(pl.MpDeviceLoader([(torch.zeros(8),)], DEVICE,
-                              input_sharding=xs.ShardingSpec(
-                                  MESH, ("data", None))))
-  with pytest.raises(ValueError, match=r"does not fit batch\[0\]: the spec "
-                     r"has 2 entries but the tensor has rank 1"):
-    next(it)
+  it = iter(pl.MpDeviceLoader([{"ids": host}], DEVICE, input_sharding=spec))
+  batch = next(it)
+  rows = -(-6 // N)
+  assert outbound_bytes() == N * rows * 2 * 4
+  assert list(batch["ids"].shape) == [6, 2]
+  torch.testing.assert_close(batch["ids"].cpu(), host)
 
 
 def test_missing_key_in_per_key_sharding():

@@ -34,9 +34,9 @@ in its batch's position and re-raised there, with its traceback. Batches
 keep their order whatever the number of transfer threads.
 
 Deliberate difference from upstream: `MpDeviceLoader` checks its options
-when it is built (upstream only when iterated), and a batch that
-`input_sharding` does not fit raises `ValueError` naming the key and the
-dimension.
+when it is built (upstream only when iterated), and a spec of
+another rank than its batch raises `ValueError` naming the key. Uneven
+batches are padded per device, as mark_sharding pads them.
 """
 
 import inspect
@@ -218,29 +218,17 @@ def _describe_key(path) -> str:
 
 
 def _check_fits(tensor: torch.Tensor, spec, path) -> None:
-  """ValueError naming the key and dimension when `spec` cannot shard
-  `tensor` (wrong rank, or a dimension its tiles do not divide)."""
-  where = _describe_key(path)
+  """ValueError naming the key when `spec` cannot shard `tensor`: a spec
+  with another rank. A dimension its tiles do not divide is fine: its
+  shards are padded, as mark_sharding pads them (docs/spmd.md)."""
   partition = tuple(spec.partition_spec)
   if len(partition) != tensor.dim():
     raise ValueError(
-        f"input_sharding {partition} does not fit {where}: the spec has "
-        f"{len(partition)} entries but the tensor has rank {tensor.dim()} "
-        f"(shape {tuple(tensor.shape)}); give one entry per dimension "
-        f"(None keeps a dimension whole), or a dict of specs by batch key")
-  for dim, entry in enumerate(partition):
-    axes = entry if isinstance(entry, tuple) else (entry,)
-    tiles = 1
-    for axis in axes:
-      if axis is not None:
-        tiles *= spec.mesh.mesh_shape[spec.mesh.get_axis_name_idx(axis)]
-    if tensor.shape[dim] % tiles:
-      raise ValueError(
-          f"input_sharding {partition} does not fit {where}: dimension "
-          f"{dim} has size {tensor.shape[dim]}, which {tiles} shards "
-          f"(mesh axis {entry!r}) do not divide; use a size divisible by "
-          f"{tiles} (e.g. DataLoader(drop_last=True) and a batch size that "
-          f"is a multiple of {tiles})")
+        f"input_sharding {partition} does not fit {_describe_key(path)}: "
+        f"the spec has {len(partition)} entries but the tensor has rank "
+        f"{tensor.dim()} (shape {tuple(tensor.shape)}); give one entry per "
+        f"dimension (None keeps a dimension whole), or a dict of specs by "
+        f"batch key")
 
 
 def _send_tree(data, device, sharding, path=()):
