@@ -266,8 +266,8 @@ TEST(LoopStagingTest, HostScalarsInBodyBecomeConstants) {
                 "constant s64[], value=9007199254740993, dtype=s64, dims=[]",
                 "constant f32[2,3], value=2.5, dtype=f32, dims=[2,3]"}));
   const Node& f = *out[0].node->operand(1).node;
-  EXPECT_EQ(*f.attrs().FindAs<double>("value"), static_cast<double>(0.1f));
-  EXPECT_EQ(*out[2].node->operand(1).node->attrs().FindAs<int64_t>("value"),
+  EXPECT_EQ(*f.GetAttr<double>("value").value(), static_cast<double>(0.1f));
+  EXPECT_EQ(*out[2].node->operand(1).node->GetAttr<int64_t>("value").value(),
             kBig);
 
   // Raw traces key host data by shape only; after inlining the value is in

@@ -171,7 +171,7 @@ TEST(SummedDotsTest, ProductsOfAnotherPrecisionAreNotMerged) {
   for (int i = 0; i < 2; ++i) {
     const Node& product = *folded.node->operand(i).node;
     ASSERT_EQ(product.kind(), OpKind::kDotGeneral);
-    EXPECT_EQ(*product.attrs().FindAs<std::string>("precision"),
+    EXPECT_EQ(*product.GetAttr<std::string>("precision").value(),
               i == 0 ? "HIGHEST" : "DEFAULT");
     EXPECT_EQ(product.operand(0).node->num_operands(), 2u);
   }

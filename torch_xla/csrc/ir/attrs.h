@@ -71,15 +71,9 @@ class Attrs {
   TORCH_XLA_ATTRS_SET(AttrValue, std::move(value))
 #undef TORCH_XLA_ATTRS_SET
 
-  // First attribute with this name, or nullptr.
-  const AttrValue* Find(absl::string_view name) const;
-  // Typed lookup: nullptr if absent or of another type.
-  template <typename T>
-  const T* FindAs(absl::string_view name) const {
-    const AttrValue* v = Find(name);
-    return v == nullptr ? nullptr : std::get_if<T>(v);
-  }
-
+  // Reads by name are Node::GetAttr & co. (checked, typed; ir/node.h) and
+  // ShapeRuleArgs::Get & co. (ir/shape_inference.h); what is public here
+  // is the generic walk over all attributes (hashing, dumps, copies).
   size_t size() const { return items_.size(); }
   bool empty() const { return items_.empty(); }
   const Attr& operator[](size_t i) const { return items_[i]; }
@@ -90,6 +84,10 @@ class Attrs {
   std::string ToString() const;
 
  private:
+  friend class Node;
+
+  // First attribute with this name, or nullptr.
+  const AttrValue* Find(absl::string_view name) const;
   Attrs& Append(absl::string_view name, AttrValue value) {
     items_.push_back(Attr{std::string(name), std::move(value)});
     return *this;

@@ -68,4 +68,24 @@ std::string Node::ToString() const {
   return absl::StrCat(name(), " ", ShapesToString(shapes_), attrs_.ToString());
 }
 
+absl::StatusOr<const AttrValue*> Node::GetAnyAttr(
+    absl::string_view name) const {
+  const AttrValue* v = attrs_.Find(name);
+  if (v == nullptr) return AttrError(name, "a value", nullptr);
+  return v;
+}
+
+absl::Status Node::AttrError(absl::string_view name,
+                             absl::string_view expected,
+                             const AttrValue* got) const {
+  if (got == nullptr) {
+    return absl::InternalError(absl::StrCat("node ", ToString(),
+                                            ": missing attribute '", name,
+                                            "' (", expected, ")"));
+  }
+  return absl::InternalError(absl::StrCat(
+      "node ", ToString(), ": attribute '", name, "' must be ", expected,
+      ", got ", AttrTypeName(*got), " ", AttrValueToString(*got)));
+}
+
 }  // namespace torch_xla

@@ -12,8 +12,12 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <variant>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "torch_xla/csrc/ir/attrs.h"
 #include "torch_xla/csrc/ir/data.h"
 #include "torch_xla/csrc/ir/op_kind.h"
@@ -69,7 +73,46 @@ class Node {
   const std::vector<Shape>& shapes() const { return shapes_; }
   const Shape& shape(size_t i = 0) const { return shapes_[i]; }
   size_t num_outputs() const { return shapes_.size(); }
+  // All attributes, for generic walks (hash, dump, copying a node). Rules
+  // read one attribute by name through the accessors below.
   const Attrs& attrs() const { return attrs_; }
+
+  // Typed, checked reads of one attribute. The node's shape rule checked its
+  // attributes when it was built, so a failure here is a bug in the reader
+  // (a lowering or rewrite asking for an attribute the rule does not define,
+  // or for another type): an InternalError naming this node, e.g.
+  // "node sort s64[4], stable=true: missing attribute 'dimension' (int64)",
+  // never undefined behaviour.
+  //
+  //   TXLA_ASSIGN_OR_RETURN(const Dims* window, node.GetAttr<Dims>("window"));
+  //
+  // A required attribute of type T (never nullptr).
+  template <typename T>
+  absl::StatusOr<const T*> GetAttr(absl::string_view name) const {
+    const AttrValue* v = attrs_.Find(name);
+    if (v != nullptr) {
+      if (const T* typed = std::get_if<T>(v)) return typed;
+    }
+    return AttrError(name, AttrTypeName<T>(), v);
+  }
+  // An optional attribute of type T: nullptr when absent.
+  template <typename T>
+  absl::StatusOr<const T*> GetOptionalAttr(absl::string_view name) const {
+    const AttrValue* v = attrs_.Find(name);
+    if (v == nullptr) return static_cast<const T*>(nullptr);
+    if (const T* typed = std::get_if<T>(v)) return typed;
+    return AttrError(name, AttrTypeName<T>(), v);
+  }
+  // An optional attribute of type T, `default_value` when absent.
+  template <typename T>
+  absl::StatusOr<T> GetAttrOr(absl::string_view name, T default_value) const {
+    const AttrValue* v = attrs_.Find(name);
+    if (v == nullptr) return default_value;
+    if (const T* typed = std::get_if<T>(v)) return *typed;
+    return AttrError(name, AttrTypeName<T>(), v);
+  }
+  // A required attribute of any type (a constant's "value").
+  absl::StatusOr<const AttrValue*> GetAnyAttr(absl::string_view name) const;
   // Non-null only for device_data leaves.
   const DataPtr& data() const { return data_; }
 
@@ -85,6 +128,11 @@ class Node {
   std::string ToString() const;
 
  private:
+  // The InternalError of a failed read: `got` is the value found under
+  // `name`, nullptr when there is none.
+  absl::Status AttrError(absl::string_view name, absl::string_view expected,
+                         const AttrValue* got) const;
+
   friend class NodeFactory;
 
   const OpKind kind_;

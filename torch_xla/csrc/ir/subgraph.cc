@@ -29,8 +29,8 @@ absl::StatusOr<SubGraphPtr> SubGraph::Create(std::vector<NodePtr> parameters,
           "sub-graph: parameter ", i, " must be a parameter node, got ",
           p == nullptr ? "null" : p->ToString()));
     }
-    const int64_t* index = p->attrs().FindAs<int64_t>("index");
-    if (index == nullptr || *index != static_cast<int64_t>(i)) {
+    TXLA_ASSIGN_OR_RETURN(const int64_t* index, p->GetAttr<int64_t>("index"));
+    if (*index != static_cast<int64_t>(i)) {
       return absl::InvalidArgumentError(
           absl::StrCat("sub-graph: parameter ", i, " is ", p->ToString(),
                        "; parameters must be listed in index order"));

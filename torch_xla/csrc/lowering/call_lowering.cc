@@ -16,11 +16,8 @@ namespace torch_xla {
 namespace {
 
 absl::Status LowerCall(const Node& node, MlirEmitter& e) {
-  const SubGraphPtr* fn = node.attrs().FindAs<SubGraphPtr>("fn");
-  if (fn == nullptr || *fn == nullptr) {
-    return absl::InvalidArgumentError("call: missing \"fn\" attr");
-  }
-  const SubGraph& g = **fn;
+  TXLA_ASSIGN_OR_RETURN(const SubGraphPtr* fn, node.GetAttr<SubGraphPtr>("fn"));
+  const SubGraph& g = **fn;  // non-null: the shape rule checks it
   std::vector<std::string> args = e.OperandRefs(node);
   e.PushScope();
   for (size_t i = 0; i < args.size(); ++i) {

@@ -26,10 +26,12 @@ std::string DenseRows(const Dims& ids, int64_t row) {
                       ids.size() / row, "x", row, "xi64>");
 }
 
-std::string ReplicaGroups(const Node& node) {
-  const Dims& groups = *node.attrs().FindAs<Dims>("replica_groups");
-  const int64_t size = *node.attrs().FindAs<int64_t>("group_size");
-  return absl::StrCat("replica_groups = ", DenseRows(groups, size));
+absl::StatusOr<std::string> ReplicaGroups(const Node& node) {
+  TXLA_ASSIGN_OR_RETURN(const Dims* groups,
+                        node.GetAttr<Dims>("replica_groups"));
+  TXLA_ASSIGN_OR_RETURN(const int64_t* size,
+                        node.GetAttr<int64_t>("group_size"));
+  return absl::StrCat("replica_groups = ", DenseRows(*groups, *size));
 }
 
 absl::string_view CombineOp(absl::string_view kind) {
@@ -44,9 +46,10 @@ absl::string_view CombineOp(absl::string_view kind) {
 // all_reduce and reduce_scatter: one operand, a combiner region.
 absl::Status LowerReduction(const Node& node, MlirEmitter& e,
                             absl::string_view op, const std::string& attrs) {
-  const std::string& kind = *node.attrs().FindAs<std::string>("kind");
+  TXLA_ASSIGN_OR_RETURN(const std::string* kind,
+                        node.GetAttr<std::string>("kind"));
   const DType dtype = node.shape().dtype;
-  const absl::string_view combine = CombineOp(kind);
+  const absl::string_view combine = CombineOp(*kind);
   MlirEmitter::RegionFn body = [combine, dtype](MlirEmitter& r) {
     r.EmitScalarBinaryRegion(combine, dtype);
     return absl::OkStatus();
@@ -61,43 +64,50 @@ absl::Status LowerReduction(const Node& node, MlirEmitter& e,
 }
 
 absl::Status LowerAllReduce(const Node& node, MlirEmitter& e) {
+  TXLA_ASSIGN_OR_RETURN(std::string groups, ReplicaGroups(node));
   return LowerReduction(node, e, "stablehlo.all_reduce",
-                        absl::StrCat("{", ReplicaGroups(node), "}"));
+                        absl::StrCat("{", groups, "}"));
 }
 
 absl::Status LowerReduceScatter(const Node& node, MlirEmitter& e) {
-  const int64_t dim = *node.attrs().FindAs<int64_t>("scatter_dim");
-  return LowerReduction(
-      node, e, "stablehlo.reduce_scatter",
-      absl::StrCat("{", ReplicaGroups(node), ", scatter_dimension = ", dim,
-                   " : i64}"));
+  TXLA_ASSIGN_OR_RETURN(const int64_t* dim,
+                        node.GetAttr<int64_t>("scatter_dim"));
+  TXLA_ASSIGN_OR_RETURN(std::string groups, ReplicaGroups(node));
+  return LowerReduction(node, e, "stablehlo.reduce_scatter",
+                        absl::StrCat("{", groups, ", scatter_dimension = ",
+                                     *dim, " : i64}"));
 }
 
 absl::Status LowerAllGather(const Node& node, MlirEmitter& e) {
-  const int64_t dim = *node.attrs().FindAs<int64_t>("dim");
+  TXLA_ASSIGN_OR_RETURN(const int64_t* dim, node.GetAttr<int64_t>("dim"));
+  TXLA_ASSIGN_OR_RETURN(std::string groups, ReplicaGroups(node));
   e.EmitNodeOp(node, "stablehlo.all_gather",
-               absl::StrCat("{all_gather_dim = ", dim, " : i64, ",
-                            ReplicaGroups(node), "}"));
+               absl::StrCat("{all_gather_dim = ", *dim, " : i64, ", groups,
+                            "}"));
   return absl::OkStatus();
 }
 
 absl::Status LowerAllToAll(const Node& node, MlirEmitter& e) {
-  const int64_t split = *node.attrs().FindAs<int64_t>("split_dimension");
-  const int64_t concat = *node.attrs().FindAs<int64_t>("concat_dimension");
-  const int64_t count = *node.attrs().FindAs<int64_t>("group_size");
+  TXLA_ASSIGN_OR_RETURN(const int64_t* split,
+                        node.GetAttr<int64_t>("split_dimension"));
+  TXLA_ASSIGN_OR_RETURN(const int64_t* concat,
+                        node.GetAttr<int64_t>("concat_dimension"));
+  TXLA_ASSIGN_OR_RETURN(const int64_t* count,
+                        node.GetAttr<int64_t>("group_size"));
+  TXLA_ASSIGN_OR_RETURN(std::string groups, ReplicaGroups(node));
   e.EmitNodeOp(node, "stablehlo.all_to_all",
-               absl::StrCat("{concat_dimension = ", concat,
-                            " : i64, ", ReplicaGroups(node),
-                            ", split_count = ", count,
-                            " : i64, split_dimension = ", split, " : i64}"));
+               absl::StrCat("{concat_dimension = ", *concat, " : i64, ",
+                            groups, ", split_count = ", *count,
+                            " : i64, split_dimension = ", *split, " : i64}"));
   return absl::OkStatus();
 }
 
 absl::Status LowerCollectivePermute(const Node& node, MlirEmitter& e) {
-  const Dims& pairs = *node.attrs().FindAs<Dims>("source_target_pairs");
+  TXLA_ASSIGN_OR_RETURN(const Dims* pairs,
+                        node.GetAttr<Dims>("source_target_pairs"));
   std::string attrs = "{source_target_pairs = dense<> : tensor<0x2xi64>}";
-  if (!pairs.empty()) {
-    attrs = absl::StrCat("{source_target_pairs = ", DenseRows(pairs, 2), "}");
+  if (!pairs->empty()) {
+    attrs = absl::StrCat("{source_target_pairs = ", DenseRows(*pairs, 2), "}");
   }
   e.EmitNodeOp(node, "stablehlo.collective_permute", attrs);
   return absl::OkStatus();

@@ -12,8 +12,12 @@ namespace torch_xla {
 namespace {
 
 absl::Status LowerWhile(const Node& node, MlirEmitter& e) {
-  const SubGraph* cond = node.attrs().FindAs<SubGraphPtr>("cond")->get();
-  const SubGraph* body = node.attrs().FindAs<SubGraphPtr>("body")->get();
+  TXLA_ASSIGN_OR_RETURN(const SubGraphPtr* cond_attr,
+                        node.GetAttr<SubGraphPtr>("cond"));
+  TXLA_ASSIGN_OR_RETURN(const SubGraphPtr* body_attr,
+                        node.GetAttr<SubGraphPtr>("body"));
+  const SubGraph* cond = cond_attr->get();  // non-null: the shape rule
+  const SubGraph* body = body_attr->get();  // checks both
   MlirEmitter::RegionFn regions[] = {
       [cond](MlirEmitter& r) { return r.EmitSubGraphRegion(*cond); },
       [body](MlirEmitter& r) { return r.EmitSubGraphRegion(*body); },
@@ -34,10 +38,8 @@ absl::Status LowerOptimizationBarrier(const Node& node, MlirEmitter& e) {
 
 // XLA's sharding annotation: a custom call the partitioner consumes.
 absl::Status LowerSharding(const Node& node, MlirEmitter& e) {
-  const std::string* sharding = node.attrs().FindAs<std::string>("sharding");
-  if (sharding == nullptr) {
-    return absl::InvalidArgumentError("sharding: missing \"sharding\" attr");
-  }
+  TXLA_ASSIGN_OR_RETURN(const std::string* sharding,
+                        node.GetAttr<std::string>("sharding"));
   e.EmitNodeOp(node, "stablehlo.custom_call",
                absl::StrCat("{call_target_name = \"Sharding\", "
                             "mhlo.sharding = \"", *sharding, "\"}"));

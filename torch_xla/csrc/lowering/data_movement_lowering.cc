@@ -12,14 +12,19 @@ namespace {
 
 using Dims = std::vector<int64_t>;
 
-const Dims& DimsAttr(const Node& node, absl::string_view name) {
-  return *node.attrs().FindAs<Dims>(name);
+// `{<field> = array<i64: ...>}` from the dims attribute `name`.
+absl::StatusOr<std::string> ArrayField(const Node& node,
+                                       absl::string_view field,
+                                       absl::string_view name) {
+  TXLA_ASSIGN_OR_RETURN(const Dims* dims, node.GetAttr<Dims>(name));
+  return absl::StrCat("{", field, " = ", I64Array(*dims), "}");
 }
 
 absl::Status LowerBroadcastInDim(const Node& node, MlirEmitter& e) {
-  e.EmitNodeOp(node, "stablehlo.broadcast_in_dim",
-               absl::StrCat("{broadcast_dimensions = ",
-                            I64Array(DimsAttr(node, "broadcast_dims")), "}"));
+  TXLA_ASSIGN_OR_RETURN(
+      std::string attrs,
+      ArrayField(node, "broadcast_dimensions", "broadcast_dims"));
+  e.EmitNodeOp(node, "stablehlo.broadcast_in_dim", attrs);
   return absl::OkStatus();
 }
 
@@ -29,35 +34,37 @@ absl::Status LowerReshape(const Node& node, MlirEmitter& e) {
 }
 
 absl::Status LowerTranspose(const Node& node, MlirEmitter& e) {
-  e.EmitNodeOp(node, "stablehlo.transpose",
-               absl::StrCat("{permutation = ",
-                            I64Array(DimsAttr(node, "permutation")), "}"));
+  TXLA_ASSIGN_OR_RETURN(std::string attrs,
+                        ArrayField(node, "permutation", "permutation"));
+  e.EmitNodeOp(node, "stablehlo.transpose", attrs);
   return absl::OkStatus();
 }
 
 absl::Status LowerReverse(const Node& node, MlirEmitter& e) {
-  e.EmitNodeOp(node, "stablehlo.reverse",
-               absl::StrCat("{dimensions = ", I64Array(DimsAttr(node, "dims")),
-                            "}"));
+  TXLA_ASSIGN_OR_RETURN(std::string attrs,
+                        ArrayField(node, "dimensions", "dims"));
+  e.EmitNodeOp(node, "stablehlo.reverse", attrs);
   return absl::OkStatus();
 }
 
 absl::Status LowerSlice(const Node& node, MlirEmitter& e) {
-  const Dims* strides = node.attrs().FindAs<Dims>("strides");
-  Dims unit(node.operand(0).shape().dims.size(), 1);
+  TXLA_ASSIGN_OR_RETURN(const Dims* start, node.GetAttr<Dims>("start"));
+  TXLA_ASSIGN_OR_RETURN(const Dims* limit, node.GetAttr<Dims>("limit"));
+  TXLA_ASSIGN_OR_RETURN(
+      const Dims strides,
+      node.GetAttrOr<Dims>("strides",
+                           Dims(node.operand(0).shape().dims.size(), 1)));
   e.EmitNodeOp(node, "stablehlo.slice",
-               absl::StrCat("{start_indices = ",
-                            I64Array(DimsAttr(node, "start")),
-                            ", limit_indices = ",
-                            I64Array(DimsAttr(node, "limit")), ", strides = ",
-                            I64Array(strides ? *strides : unit), "}"));
+               absl::StrCat("{start_indices = ", I64Array(*start),
+                            ", limit_indices = ", I64Array(*limit),
+                            ", strides = ", I64Array(strides), "}"));
   return absl::OkStatus();
 }
 
 absl::Status LowerDynamicSlice(const Node& node, MlirEmitter& e) {
-  e.EmitNodeOp(node, "stablehlo.dynamic_slice",
-               absl::StrCat("{slice_sizes = ", I64Array(DimsAttr(node, "sizes")),
-                            "}"));
+  TXLA_ASSIGN_OR_RETURN(std::string attrs,
+                        ArrayField(node, "slice_sizes", "sizes"));
+  e.EmitNodeOp(node, "stablehlo.dynamic_slice", attrs);
   return absl::OkStatus();
 }
 
@@ -67,23 +74,24 @@ absl::Status LowerDynamicUpdateSlice(const Node& node, MlirEmitter& e) {
 }
 
 absl::Status LowerConcatenate(const Node& node, MlirEmitter& e) {
+  TXLA_ASSIGN_OR_RETURN(const int64_t* dimension,
+                        node.GetAttr<int64_t>("dimension"));
   e.EmitNodeOp(node, "stablehlo.concatenate",
-               absl::StrCat("{dimension = ",
-                            *node.attrs().FindAs<int64_t>("dimension"),
-                            " : i64}"));
+               absl::StrCat("{dimension = ", *dimension, " : i64}"));
   return absl::OkStatus();
 }
 
 absl::Status LowerPad(const Node& node, MlirEmitter& e) {
-  const Dims* interior = node.attrs().FindAs<Dims>("interior");
-  Dims zeros(node.operand(0).shape().dims.size(), 0);
+  TXLA_ASSIGN_OR_RETURN(const Dims* low, node.GetAttr<Dims>("low"));
+  TXLA_ASSIGN_OR_RETURN(const Dims* high, node.GetAttr<Dims>("high"));
+  TXLA_ASSIGN_OR_RETURN(
+      const Dims interior,
+      node.GetAttrOr<Dims>("interior",
+                           Dims(node.operand(0).shape().dims.size(), 0)));
   e.EmitNodeOp(node, "stablehlo.pad",
-               absl::StrCat("{edge_padding_low = ",
-                            I64Array(DimsAttr(node, "low")),
-                            ", edge_padding_high = ",
-                            I64Array(DimsAttr(node, "high")),
-                            ", interior_padding = ",
-                            I64Array(interior ? *interior : zeros), "}"));
+               absl::StrCat("{edge_padding_low = ", I64Array(*low),
+                            ", edge_padding_high = ", I64Array(*high),
+                            ", interior_padding = ", I64Array(interior), "}"));
   return absl::OkStatus();
 }
 

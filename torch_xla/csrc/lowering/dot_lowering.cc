@@ -24,9 +24,9 @@ namespace {
 
 using Dims = std::vector<int64_t>;
 
-Dims DimsOr(const Node& node, absl::string_view attr) {
-  const auto* dims = node.attrs().FindAs<Dims>(attr);
-  return dims != nullptr ? *dims : Dims();
+// A dims attribute, empty when absent.
+absl::StatusOr<Dims> DimsOr(const Node& node, absl::string_view attr) {
+  return node.GetAttrOr<Dims>(attr, Dims());
 }
 
 // One side of the dot: the value it reads and its batch / contracting dims.
@@ -39,10 +39,12 @@ struct DotOperand {
 // Reads through a transpose when that keeps the dot's result layout: the
 // result lists the free (neither batch nor contracting) dims in increasing
 // order, so the permutation must keep them in order.
-DotOperand ReadThroughTranspose(DotOperand operand) {
+absl::StatusOr<DotOperand> ReadThroughTranspose(DotOperand operand) {
   const Node& producer = *operand.value.node;
   if (producer.kind() != OpKind::kTranspose) return operand;
-  const Dims permutation = DimsOr(producer, "permutation");
+  TXLA_ASSIGN_OR_RETURN(const Dims* permutation_attr,
+                        producer.GetAttr<Dims>("permutation"));
+  const Dims& permutation = *permutation_attr;
   const int64_t rank = static_cast<int64_t>(permutation.size());
   std::vector<bool> bound(rank, false);
   for (int64_t d : operand.batch) bound[d] = true;
@@ -59,11 +61,21 @@ DotOperand ReadThroughTranspose(DotOperand operand) {
   return folded;
 }
 
+// One side of `node` ("lhs" or "rhs", operand `i`), read through a
+// transpose.
+absl::StatusOr<DotOperand> Side(const Node& node, int i,
+                                absl::string_view side) {
+  DotOperand operand{node.operand(i), {}, {}};
+  TXLA_ASSIGN_OR_RETURN(operand.batch,
+                        DimsOr(node, absl::StrCat(side, "_batch")));
+  TXLA_ASSIGN_OR_RETURN(operand.contract,
+                        DimsOr(node, absl::StrCat(side, "_contract")));
+  return ReadThroughTranspose(std::move(operand));
+}
+
 absl::Status LowerDotGeneral(const Node& node, MlirEmitter& e) {
-  const DotOperand lhs = ReadThroughTranspose(
-      {node.operand(0), DimsOr(node, "lhs_batch"), DimsOr(node, "lhs_contract")});
-  const DotOperand rhs = ReadThroughTranspose(
-      {node.operand(1), DimsOr(node, "rhs_batch"), DimsOr(node, "rhs_contract")});
+  TXLA_ASSIGN_OR_RETURN(const DotOperand lhs, Side(node, 0, "lhs"));
+  TXLA_ASSIGN_OR_RETURN(const DotOperand rhs, Side(node, 1, "rhs"));
   std::vector<std::string> fields;
   auto add = [&](absl::string_view field, const Dims& dims) {
     if (!dims.empty()) {
@@ -76,7 +88,9 @@ absl::Status LowerDotGeneral(const Node& node, MlirEmitter& e) {
   add("rhs_contracting_dimensions", rhs.contract);
   std::string attrs = absl::StrCat("{dot_dimension_numbers = #stablehlo.dot<",
                                    absl::StrJoin(fields, ", "), ">");
-  if (const auto* precision = node.attrs().FindAs<std::string>("precision")) {
+  TXLA_ASSIGN_OR_RETURN(const std::string* precision,
+                        node.GetOptionalAttr<std::string>("precision"));
+  if (precision != nullptr) {
     absl::StrAppend(&attrs, ", precision_config = [#stablehlo<precision ",
                     *precision, ">, #stablehlo<precision ", *precision, ">]");
   }

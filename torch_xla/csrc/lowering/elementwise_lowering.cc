@@ -22,14 +22,15 @@ absl::string_view CompareType(DType dtype, bool total_order) {
 }
 
 absl::Status LowerCompare(const Node& node, MlirEmitter& e) {
-  const std::string& direction = *node.attrs().FindAs<std::string>("direction");
-  const bool* total_order = node.attrs().FindAs<bool>("total_order");
+  TXLA_ASSIGN_OR_RETURN(const std::string* direction,
+                        node.GetAttr<std::string>("direction"));
+  TXLA_ASSIGN_OR_RETURN(bool total_order,
+                        node.GetAttrOr("total_order", false));
   e.EmitNodeOp(
       node, "stablehlo.compare",
       absl::StrCat("{comparison_direction = #stablehlo<comparison_direction ",
-                   direction, ">, compare_type = #stablehlo<comparison_type ",
-                   CompareType(node.operand(0).shape().dtype,
-                               total_order != nullptr && *total_order),
+                   *direction, ">, compare_type = #stablehlo<comparison_type ",
+                   CompareType(node.operand(0).shape().dtype, total_order),
                    ">}"));
   return absl::OkStatus();
 }

@@ -11,18 +11,18 @@ namespace torch_xla {
 namespace {
 
 absl::Status LowerConstant(const Node& node, MlirEmitter& e) {
-  TXLA_ASSIGN_OR_RETURN(
-      std::string name,
-      e.EmitSplatConstant(*node.attrs().Find("value"), node.shape()));
+  TXLA_ASSIGN_OR_RETURN(const AttrValue* value, node.GetAnyAttr("value"));
+  TXLA_ASSIGN_OR_RETURN(std::string name,
+                        e.EmitSplatConstant(*value, node.shape()));
   e.Bind(&node, std::move(name));
   return absl::OkStatus();
 }
 
 absl::Status LowerIota(const Node& node, MlirEmitter& e) {
+  TXLA_ASSIGN_OR_RETURN(const int64_t* dimension,
+                        node.GetAttr<int64_t>("dimension"));
   e.EmitNodeOp(node, "stablehlo.iota",
-               absl::StrCat("{iota_dimension = ",
-                            *node.attrs().FindAs<int64_t>("dimension"),
-                            " : i64}"));
+               absl::StrCat("{iota_dimension = ", *dimension, " : i64}"));
   return absl::OkStatus();
 }
 

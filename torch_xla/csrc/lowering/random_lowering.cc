@@ -1,6 +1,7 @@
 // Lowerings: rng_bit_generator.
 
 #include "absl/strings/str_cat.h"
+#include "torch_xla/csrc/ir/status_macros.h"
 #include "torch_xla/csrc/lowering/emitter.h"
 #include "torch_xla/csrc/lowering/lower_rules.h"
 
@@ -8,10 +9,12 @@ namespace torch_xla {
 namespace {
 
 absl::Status LowerRngBitGenerator(const Node& node, MlirEmitter& e) {
-  const std::string* algorithm = node.attrs().FindAs<std::string>("algorithm");
+  TXLA_ASSIGN_OR_RETURN(
+      std::string algorithm,
+      node.GetAttrOr<std::string>("algorithm", "DEFAULT"));
   e.EmitNodeOp(node, "stablehlo.rng_bit_generator",
                absl::StrCat("{rng_algorithm = #stablehlo<rng_algorithm ",
-                            algorithm ? *algorithm : "DEFAULT", ">}"));
+                            algorithm, ">}"));
   return absl::OkStatus();
 }
 

@@ -62,13 +62,15 @@ absl::string_view CombineOp(absl::string_view kind) {
 }
 
 absl::Status LowerReduce(const Node& node, MlirEmitter& e) {
-  const std::string& kind = *node.attrs().FindAs<std::string>("kind");
-  const auto& dims = *node.attrs().FindAs<std::vector<int64_t>>("dims");
+  TXLA_ASSIGN_OR_RETURN(const std::string* kind,
+                        node.GetAttr<std::string>("kind"));
+  TXLA_ASSIGN_OR_RETURN(const std::vector<int64_t>* dims,
+                        node.GetAttr<std::vector<int64_t>>("dims"));
   const DType dtype = node.shape().dtype;
   const Shape scalar(dtype, {});
   TXLA_ASSIGN_OR_RETURN(std::string init,
-                        e.EmitSplatConstant(InitValue(kind, dtype), scalar));
-  const absl::string_view op = CombineOp(kind);
+                        e.EmitSplatConstant(InitValue(*kind, dtype), scalar));
+  const absl::string_view op = CombineOp(*kind);
   MlirEmitter::RegionFn body = [op, dtype](MlirEmitter& r) {
     r.EmitScalarBinaryRegion(op, dtype);
     return absl::OkStatus();
@@ -77,7 +79,7 @@ absl::Status LowerReduce(const Node& node, MlirEmitter& e) {
       std::string name,
       e.EmitOp("stablehlo.reduce", {e.Ref(node.operand(0)), init},
                {node.operand(0).shape().ToMlirType(), scalar.ToMlirType()},
-               absl::StrCat("{dimensions = ", I64Array(dims), "}"),
+               absl::StrCat("{dimensions = ", I64Array(*dims), "}"),
                MlirEmitter::ResultTypes(node), {body}));
   e.Bind(&node, std::move(name));
   return absl::OkStatus();

@@ -13,10 +13,9 @@ namespace torch_xla {
 namespace {
 
 absl::Status EmitComparator(const Node& node, MlirEmitter& r) {
-  const int64_t* keys_attr = node.attrs().FindAs<int64_t>("num_keys");
-  const bool* desc_attr = node.attrs().FindAs<bool>("descending");
-  const int64_t num_keys = keys_attr ? *keys_attr : 1;
-  const bool descending = desc_attr != nullptr && *desc_attr;
+  TXLA_ASSIGN_OR_RETURN(int64_t num_keys,
+                        node.GetAttrOr<int64_t>("num_keys", 1));
+  TXLA_ASSIGN_OR_RETURN(bool descending, node.GetAttrOr("descending", false));
   // Block arguments: (lhs, rhs) scalars of each operand in turn.
   std::vector<std::string> types;
   for (const Value& v : node.operands()) {
@@ -44,8 +43,9 @@ absl::Status EmitComparator(const Node& node, MlirEmitter& r) {
 }
 
 absl::Status LowerSort(const Node& node, MlirEmitter& e) {
-  const int64_t dimension = *node.attrs().FindAs<int64_t>("dimension");
-  const bool* stable = node.attrs().FindAs<bool>("stable");
+  TXLA_ASSIGN_OR_RETURN(const int64_t* dimension,
+                        node.GetAttr<int64_t>("dimension"));
+  TXLA_ASSIGN_OR_RETURN(bool stable, node.GetAttrOr("stable", true));
   MlirEmitter::RegionFn comparator = [&node](MlirEmitter& r) {
     return EmitComparator(node, r);
   };
@@ -53,8 +53,8 @@ absl::Status LowerSort(const Node& node, MlirEmitter& e) {
       std::string name,
       e.EmitOp("stablehlo.sort", e.OperandRefs(node),
                MlirEmitter::OperandTypes(node),
-               absl::StrCat("{dimension = ", dimension, " : i64, is_stable = ",
-                            stable == nullptr || *stable ? "true" : "false",
+               absl::StrCat("{dimension = ", *dimension,
+                            " : i64, is_stable = ", stable ? "true" : "false",
                             "}"),
                MlirEmitter::ResultTypes(node), {comparator}));
   e.Bind(&node, std::move(name));

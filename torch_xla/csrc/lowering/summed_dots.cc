@@ -54,14 +54,16 @@ int64_t UsesOf(const UseCounts& uses, const Node* node) {
 }
 
 // One contracting dim, no batch dims, rank-2 operands.
-bool IsMatrixProduct(const Node& node) {
+absl::StatusOr<bool> IsMatrixProduct(const Node& node) {
   if (node.kind() != OpKind::kDotGeneral || node.num_operands() != 2) {
     return false;
   }
-  const Attrs& attrs = node.attrs();
-  const Dims* lb = attrs.FindAs<Dims>("lhs_batch");
-  const Dims* lc = attrs.FindAs<Dims>("lhs_contract");
-  const Dims* rc = attrs.FindAs<Dims>("rhs_contract");
+  TXLA_ASSIGN_OR_RETURN(const Dims* lb,
+                        node.GetOptionalAttr<Dims>("lhs_batch"));
+  TXLA_ASSIGN_OR_RETURN(const Dims* lc,
+                        node.GetOptionalAttr<Dims>("lhs_contract"));
+  TXLA_ASSIGN_OR_RETURN(const Dims* rc,
+                        node.GetOptionalAttr<Dims>("rhs_contract"));
   return (lb == nullptr || lb->empty()) && lc != nullptr &&
          lc->size() == 1 && rc != nullptr && rc->size() == 1 &&
          node.operand(0).shape().rank() == 2 &&
@@ -73,13 +75,14 @@ bool IsMatrixProduct(const Node& node) {
 // product computed in a wider type, e.g. bf16 operands to f32, rounded to
 // the sum's type: the folded product is rounded once). Every node on the
 // way must be used by the sum alone, or folding would compute it twice.
-std::optional<Product> AsProduct(const Value& term, const UseCounts& uses) {
+absl::StatusOr<std::optional<Product>> AsProduct(const Value& term,
+                                                 const UseCounts& uses) {
   bool swapped = false, converted = false;
   const Node* node = term.node.get();
   while (UsesOf(uses, node) == 1) {
     if (node->kind() == OpKind::kTranspose && node->shape().rank() == 2) {
-      const Dims* perm = node->attrs().FindAs<Dims>("permutation");
-      if (perm == nullptr) return std::nullopt;
+      TXLA_ASSIGN_OR_RETURN(const Dims* perm,
+                            node->GetAttr<Dims>("permutation"));
       if (*perm == Dims{1, 0}) swapped = !swapped;
     } else if (node->kind() == OpKind::kConvert && !converted &&
                IsFloating(node->shape().dtype) &&
@@ -90,11 +93,19 @@ std::optional<Product> AsProduct(const Value& term, const UseCounts& uses) {
     }
     node = node->operand(0).node.get();
   }
-  if (!IsMatrixProduct(*node) || UsesOf(uses, node) != 1) return std::nullopt;
+  TXLA_ASSIGN_OR_RETURN(bool matrix_product, IsMatrixProduct(*node));
+  if (!matrix_product || UsesOf(uses, node) != 1) {
+    return std::optional<Product>();
+  }
   Product p;
   p.dot = node;
-  const int64_t lhs_dim = (*node->attrs().FindAs<Dims>("lhs_contract"))[0];
-  const int64_t rhs_dim = (*node->attrs().FindAs<Dims>("rhs_contract"))[0];
+  // Present, one dim each: IsMatrixProduct checked them.
+  TXLA_ASSIGN_OR_RETURN(const Dims* lhs_contract,
+                        node->GetAttr<Dims>("lhs_contract"));
+  TXLA_ASSIGN_OR_RETURN(const Dims* rhs_contract,
+                        node->GetAttr<Dims>("rhs_contract"));
+  const int64_t lhs_dim = lhs_contract->front();
+  const int64_t rhs_dim = rhs_contract->front();
   if (swapped) {
     p.a = node->operand(1), p.a_dim = rhs_dim;
     p.b = node->operand(0), p.b_dim = lhs_dim;
@@ -105,11 +116,11 @@ std::optional<Product> AsProduct(const Value& term, const UseCounts& uses) {
   return p;
 }
 
-ProductKind KindOf(const Product& p) {
-  const std::string* precision =
-      p.dot->attrs().FindAs<std::string>("precision");
-  return {p.a_dim, p.b_dim, p.a.shape().dtype, p.dot->shape().dtype,
-          precision == nullptr ? "" : *precision};
+absl::StatusOr<ProductKind> KindOf(const Product& p) {
+  TXLA_ASSIGN_OR_RETURN(std::string precision,
+                        p.dot->GetAttrOr<std::string>("precision", ""));
+  return ProductKind{p.a_dim, p.b_dim, p.a.shape().dtype, p.dot->shape().dtype,
+                     std::move(precision)};
 }
 
 // Whether the operand `v` of an add of shape `sum` is an inner add of the
@@ -183,11 +194,13 @@ class Folder {
     std::vector<ProductKind> kinds;
     std::vector<std::vector<int>> members;
     for (size_t t = 0; t < terms.size(); ++t) {
-      products.push_back(terms[t].shape() == root->shape()
-                             ? AsProduct(terms[t], uses_)
-                             : std::nullopt);
+      std::optional<Product> product;
+      if (terms[t].shape() == root->shape()) {
+        TXLA_ASSIGN_OR_RETURN(product, AsProduct(terms[t], uses_));
+      }
+      products.push_back(std::move(product));
       if (!products.back().has_value()) continue;
-      const ProductKind kind = KindOf(*products.back());
+      TXLA_ASSIGN_OR_RETURN(const ProductKind kind, KindOf(*products.back()));
       size_t g = 0;
       while (g < kinds.size() && !(kinds[g] == kind)) ++g;
       if (g == kinds.size()) {
@@ -260,11 +273,13 @@ class Folder {
     Attrs attrs = Attrs()
                       .Set("lhs_contract", Dims{first.a_dim})
                       .Set("rhs_contract", Dims{first.b_dim});
-    if (const DType* dtype = first.dot->attrs().FindAs<DType>("dtype")) {
-      attrs.Set("dtype", *dtype);
-    }
-    if (const std::string* precision =
-            first.dot->attrs().FindAs<std::string>("precision")) {
+    TXLA_ASSIGN_OR_RETURN(const DType* dtype,
+                          first.dot->GetOptionalAttr<DType>("dtype"));
+    if (dtype != nullptr) attrs.Set("dtype", *dtype);
+    TXLA_ASSIGN_OR_RETURN(
+        const std::string* precision,
+        first.dot->GetOptionalAttr<std::string>("precision"));
+    if (precision != nullptr) {
       attrs.Set("precision", absl::string_view(*precision));
     }
     TXLA_ASSIGN_OR_RETURN(

@@ -42,29 +42,32 @@ AttrValue InitValue(absl::string_view kind, DType dtype) {
   return Extreme(dtype, /*largest=*/kind == "min");
 }
 
-std::string WindowAttrs(const Node& node) {
-  const Dims& window = *node.attrs().FindAs<Dims>("window");
+absl::StatusOr<std::string> WindowAttrs(const Node& node) {
+  TXLA_ASSIGN_OR_RETURN(const Dims* window, node.GetAttr<Dims>("window"));
+  TXLA_ASSIGN_OR_RETURN(const Dims* base_dilation,
+                        node.GetOptionalAttr<Dims>("base_dilation"));
+  TXLA_ASSIGN_OR_RETURN(const Dims* win_dilation,
+                        node.GetOptionalAttr<Dims>("win_dilation"));
+  TXLA_ASSIGN_OR_RETURN(const Dims* strides,
+                        node.GetOptionalAttr<Dims>("strides"));
+  const Dims zeros(window->size(), 0);
+  TXLA_ASSIGN_OR_RETURN(const Dims lo, node.GetAttrOr<Dims>("pad_lo", zeros));
+  TXLA_ASSIGN_OR_RETURN(const Dims hi, node.GetAttrOr<Dims>("pad_hi", zeros));
   std::vector<std::string> f;
-  AppendI64ArrayField("base_dilations",
-                      node.attrs().FindAs<Dims>("base_dilation"), 1, &f);
-  const Dims* lo = node.attrs().FindAs<Dims>("pad_lo");
-  const Dims* hi = node.attrs().FindAs<Dims>("pad_hi");
+  AppendI64ArrayField("base_dilations", base_dilation, 1, &f);
   std::vector<std::string> pairs;
   bool any = false;
-  for (size_t i = 0; i < window.size(); ++i) {
-    const int64_t l = lo ? (*lo)[i] : 0, h = hi ? (*hi)[i] : 0;
-    any |= l != 0 || h != 0;
-    pairs.push_back(absl::StrCat("[", l, ", ", h, "]"));
+  for (size_t i = 0; i < window->size(); ++i) {
+    any |= lo[i] != 0 || hi[i] != 0;
+    pairs.push_back(absl::StrCat("[", lo[i], ", ", hi[i], "]"));
   }
   if (any) {
     f.push_back(absl::StrCat("padding = dense<[", absl::StrJoin(pairs, ", "),
-                             "]> : tensor<", window.size(), "x2xi64>"));
+                             "]> : tensor<", window->size(), "x2xi64>"));
   }
-  f.push_back(absl::StrCat("window_dimensions = ", I64Array(window)));
-  AppendI64ArrayField("window_dilations",
-                      node.attrs().FindAs<Dims>("win_dilation"), 1, &f);
-  AppendI64ArrayField("window_strides",
-                      node.attrs().FindAs<Dims>("strides"), 1, &f);
+  f.push_back(absl::StrCat("window_dimensions = ", I64Array(*window)));
+  AppendI64ArrayField("window_dilations", win_dilation, 1, &f);
+  AppendI64ArrayField("window_strides", strides, 1, &f);
   return absl::StrCat("{", absl::StrJoin(f, ", "), "}");
 }
 
@@ -92,7 +95,10 @@ void EmitArgmaxBody(MlirEmitter& r, DType value, DType index) {
 }
 
 absl::Status LowerReduceWindow(const Node& node, MlirEmitter& e) {
-  const std::string& kind = *node.attrs().FindAs<std::string>("kind");
+  TXLA_ASSIGN_OR_RETURN(const std::string* kind_attr,
+                        node.GetAttr<std::string>("kind"));
+  const std::string& kind = *kind_attr;
+  TXLA_ASSIGN_OR_RETURN(std::string window, WindowAttrs(node));
   const DType dtype = node.operand(0).shape().dtype;
   const Shape scalar(dtype, {});
   std::vector<std::string> operands = e.OperandRefs(node);
@@ -126,14 +132,17 @@ absl::Status LowerReduceWindow(const Node& node, MlirEmitter& e) {
   }
   TXLA_ASSIGN_OR_RETURN(
       std::string name,
-      e.EmitOp("stablehlo.reduce_window", operands, types, WindowAttrs(node),
+      e.EmitOp("stablehlo.reduce_window", operands, types, window,
                MlirEmitter::ResultTypes(node), {body}));
   e.Bind(&node, std::move(name));
   return absl::OkStatus();
 }
 
 absl::Status LowerSelectAndScatter(const Node& node, MlirEmitter& e) {
-  const bool max = *node.attrs().FindAs<std::string>("kind") == "max";
+  TXLA_ASSIGN_OR_RETURN(const std::string* kind,
+                        node.GetAttr<std::string>("kind"));
+  const bool max = *kind == "max";
+  TXLA_ASSIGN_OR_RETURN(std::string window, WindowAttrs(node));
   const DType dtype = node.shape().dtype;
   const Shape scalar(dtype, {});
   TXLA_ASSIGN_OR_RETURN(std::string zero,
@@ -161,9 +170,8 @@ absl::Status LowerSelectAndScatter(const Node& node, MlirEmitter& e) {
   types.push_back(scalar.ToMlirType());
   TXLA_ASSIGN_OR_RETURN(
       std::string name,
-      e.EmitOp("stablehlo.select_and_scatter", operands, types,
-               WindowAttrs(node), MlirEmitter::ResultTypes(node),
-               {select, scatter}));
+      e.EmitOp("stablehlo.select_and_scatter", operands, types, window,
+               MlirEmitter::ResultTypes(node), {select, scatter}));
   e.Bind(&node, std::move(name));
   return absl::OkStatus();
 }
