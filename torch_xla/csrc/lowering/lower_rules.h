@@ -3,8 +3,10 @@
 
 // The lowering half of the op rule table: {kind -> lower_fn}. A lower
 // function writes the StableHLO text of one node through the MlirEmitter and
-// binds the node's results to SSA names. Node shapes were checked when the
-// node was built (ir/shape_inference.h), so lower functions only spell.
+// binds the node's results to SSA names. Node shapes and attributes were
+// checked when the node was built (ir/shape_inference.h), so lower functions
+// only spell; they read attributes through Node::GetAttr & co. (ir/node.h),
+// which turn a read the shape rule does not back into an InternalError.
 // Tables are filled by explicit RegisterXxxLowerings calls.
 
 #include "absl/status/status.h"
