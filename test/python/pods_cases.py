@@ -205,6 +205,10 @@ def dp_train(index, outdir, steps=3):
     opt.zero_grad()
     loss = torch.nn.functional.mse_loss(model(xs), ys)
     loss.backward()
+    # Replica threads must trace identical programs around a collective,
+    # and whether backward's temporaries are still alive at a sync depends
+    # on autograd's worker threads (docs/pods.md): run them first.
+    torch_xla.sync()
     _cpu_transport.reset_stats()
     xm.optimizer_step(opt)
     moved.append(_cpu_transport.stats())

@@ -64,9 +64,10 @@ def test_all_reduce_moves_the_gradients_once(four_workers):
 def test_one_process_replica_threads(tmp_path):
   """1 process x 2 devices, a replica thread per device: the collectives
   lower into one replicated program (no transport) and give the same exact
-  values and the same training as processes do. (2, not 4: with 4 replicas
-  on this 2-core host the CPU plugin's thread pool sometimes never starts
-  the last replica; docs/pods.md.)"""
+  values and the same training as processes do. Each thread reads its own
+  collective results (`.cpu()`), so the replicas' parts meet before one
+  Execute runs them all. (2, not 4: 4 replica threads sometimes trace
+  different programs for one step; docs/pods.md.)"""
   replicas = 2
   run = run_threads("replica_threads_pods", tmp_path, replicas)
   assert run.returncode == 0, run.stderr[-4000:]

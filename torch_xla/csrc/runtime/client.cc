@@ -13,7 +13,6 @@
 #include "torch_xla/csrc/metrics/metrics.h"
 #include "torch_xla/csrc/runtime/host_heap.h"
 #include "torch_xla/csrc/runtime/plugin.h"
-#include "torch_xla/csrc/runtime/replication.h"
 #include "torch_xla/csrc/runtime/xla_flags.h"
 
 namespace torch_xla::runtime {
@@ -315,12 +314,6 @@ absl::StatusOr<int> Client::DeviceOrdinalOf(const Buffer& buffer) const {
 
 absl::StatusOr<ExecutablePtr> Client::Compile(absl::string_view mlir_text,
                                               const CompileSpec& spec) {
-  if (spec.run_on_ordinal >= 0) return CompileReplicas(mlir_text, spec);
-  return CompileOne(mlir_text, spec);
-}
-
-absl::StatusOr<ExecutablePtr> Client::CompileOne(absl::string_view mlir_text,
-                                                 const CompileSpec& spec) {
   static metrics::Metric* time =
       metrics::GetMetric("CompileTime", metrics::Metric::Unit::kNanoseconds);
   metrics::ScopedTimer timer(time);
@@ -497,17 +490,6 @@ absl::StatusOr<std::vector<std::vector<BufferPtr>>> Client::Execute(
   auto options = MakeArgs<PJRT_ExecuteOptions>(PJRT_ExecuteOptions_STRUCT_SIZE);
   options.non_donatable_input_indices = non_donatable.data();
   options.num_non_donatable_input_indices = non_donatable.size();
-  if (executable.execute_device() != nullptr) {
-    // One replica of a replicated program: its collectives meet the other
-    // replicas' launches with the same launch id. Its inputs are awaited
-    // first, so that a replica waiting in a collective never holds a plugin
-    // thread that the computation of another replica's inputs needs.
-    for (const BufferPtr& buffer : arguments[0]) {
-      absl::Status ready = buffer->AwaitReady();
-      if (!ready.ok()) return ready;
-    }
-    options.launch_id = NextReplicaLaunchId(executable.device_ordinals()[0]);
-  }
   auto args = PJRT_ARGS(PJRT_LoadedExecutable_Execute);
   args.executable = executable.handle();
   args.options = &options;
@@ -516,7 +498,6 @@ absl::StatusOr<std::vector<std::vector<BufferPtr>>> Client::Execute(
   args.num_args = num_args;
   args.output_lists = output_lists.data();
   args.device_complete_events = events.data();
-  args.execute_device = executable.execute_device();
   PJRT_RETURN_IF_ERROR(api_, PJRT_LoadedExecutable_Execute, args);
 
   // Own the outputs before anything can fail, so none leaks.

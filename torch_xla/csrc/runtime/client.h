@@ -109,21 +109,6 @@ class Executable {
   const std::vector<int>& device_ordinals() const { return device_ordinals_; }
   PJRT_LoadedExecutable* handle() const { return executable_.get(); }
 
-  // Set when it runs one replica of a replicated program (execute_device):
-  // device_ordinals() is then that replica's device alone.
-  PJRT_Device* execute_device() const { return execute_device_; }
-  // A view of this executable that runs only the replica on `ordinal`
-  // (`device` is its PJRT device); it shares the loaded program, as the
-  // replicas of one launch must (separate compilations of one program do
-  // not meet in collectives: docs/pods.md).
-  std::shared_ptr<Executable> ReplicaView(int ordinal,
-                                          PJRT_Device* device) const {
-    auto view = std::make_shared<Executable>(*this);
-    view->device_ordinals_ = {ordinal};
-    view->execute_device_ = device;
-    return view;
-  }
-
   // Bytes the compiler aliased between inputs and outputs, or -1 when the
   // plugin does not report memory stats.
   int64_t alias_bytes() const { return alias_bytes_; }
@@ -138,14 +123,13 @@ class Executable {
 
  private:
   const PJRT_Api* api_;
-  std::shared_ptr<PJRT_LoadedExecutable> executable_;  // shared by views
+  std::shared_ptr<PJRT_LoadedExecutable> executable_;
   int num_outputs_;
   std::vector<int> device_ordinals_;
   std::vector<Shape> output_shapes_;
   int64_t alias_bytes_ = -1;
   std::vector<Shape> parameter_shapes_;
   std::string name_ = "computation";
-  PJRT_Device* execute_device_ = nullptr;
 };
 
 using ExecutablePtr = std::shared_ptr<Executable>;
@@ -245,10 +229,6 @@ class Client {
  private:
   Client(const PJRT_Api* api, OwnedClient client, std::string device_type);
   absl::Status DiscoverDevices();
-  absl::StatusOr<ExecutablePtr> CompileOne(absl::string_view mlir_text,
-                                           const CompileSpec& spec);
-  absl::StatusOr<ExecutablePtr> CompileReplicas(absl::string_view mlir_text,
-                                                const CompileSpec& spec);
   absl::Status DiscoverGlobalDevices();
 
   const PJRT_Api* api_;

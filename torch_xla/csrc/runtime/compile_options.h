@@ -22,10 +22,6 @@ struct CompileSpec {
   // Global device ids: one per partition (replica-major when replicas > 1).
   // Empty means "let the plugin choose" (device 0).
   std::vector<int> device_ids;
-  // >= 0: the program is replicated over device_ids but this executable
-  // runs only the replica on that ordinal (PJRT execute_device); the other
-  // replicas are launched by their own executables (runtime/replication.h).
-  int run_on_ordinal = -1;
 };
 
 // Never empty: the CPU plugin aborts on empty options.

@@ -3,16 +3,14 @@
 
 // Replicas as threads of one process (upstream's thread per device): each
 // of this process's replica devices runs the same step, traced by its own
-// thread. A step whose program holds collectives is compiled once per
-// replica with num_replicas = the replica count and a device assignment
-// over all replica devices, and each replica's executable runs only its own
-// device (execute_device). Launches of one program on the replicas meet in
-// XLA's collectives by launch id: each device counts its replicated
-// launches, and every replica makes the same sequence of them. Measured on
-// the CPU plugin (docs/pods_probe.cc): the replicas may be launched one
-// after another from one thread, as long as none is awaited in between.
+// thread. A step whose program holds collectives is compiled once with
+// num_replicas = the replica count and a device assignment over all replica
+// devices, and the sync launches all replicas in one Execute call, an
+// argument list per device (tensor/graph_executor.cc). The plugin then
+// starts every replica itself. Launching them one by one does not work on
+// the CPU plugin: it may run a replica inline, on the calling thread, which
+// then waits in the first collective for replicas it has not launched yet.
 
-#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -29,14 +27,12 @@ void SetReplicaDevices(std::vector<int> ordinals);
 std::vector<int> GetReplicaDevices();
 
 // If replication is on and `mlir_text` holds a collective, makes `spec`
-// compile the program replicated over the replica devices, to run on
-// `ordinal` (which must be one of them). Otherwise leaves `spec` alone.
+// compile the program replicated over the replica devices (`ordinal`, the
+// device that traced it, must be one of them). Otherwise leaves `spec`
+// alone.
 absl::Status ReplicateIfCollective(const Client& client,
                                    absl::string_view mlir_text, int ordinal,
                                    CompileSpec* spec);
-
-// The launch id of the next replicated launch on `ordinal` (1, 2, ...).
-int NextReplicaLaunchId(int ordinal);
 
 }  // namespace torch_xla::runtime
 

@@ -2,9 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
-#include <fstream>
-#include <list>
+#include <chrono>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <unordered_map>
@@ -21,23 +20,18 @@
 #include "torch_xla/csrc/lowering/lowering_context.h"
 #include "torch_xla/csrc/metrics/metrics.h"
 #include "torch_xla/csrc/runtime/client.h"
-#include "torch_xla/csrc/runtime/host_heap.h"
-#include "torch_xla/csrc/runtime/replication.h"
 #include "torch_xla/csrc/tensor/device_data.h"
 #include "torch_xla/csrc/tensor/donation.h"
 #include "torch_xla/csrc/tensor/execution_scope.h"
-#include "torch_xla/csrc/tensor/host_uploads.h"
-#include "torch_xla/csrc/tensor/lru_cache.h"
 #include "torch_xla/csrc/tensor/spmd_execution.h"
+#include "torch_xla/csrc/tensor/sync_group.h"
 #include "torch_xla/csrc/tensor/views.h"
 #include "torch_xla/csrc/spmd/spmd_mode.h"
 
 namespace torch_xla {
 namespace {
 
-using runtime::BufferPtr;
 using runtime::Client;
-using runtime::ExecutablePtr;
 
 std::atomic<bool> g_buffer_donor_aliasing{false};
 
@@ -47,279 +41,16 @@ std::mutex& SyncMutex() {
   return *mu;
 }
 
-// A compiled sync graph and, for SPMD programs, how each output is split
-// over the devices.
-struct CompiledGraph {
-  ExecutablePtr executable;
-  std::vector<ShardingPtr> output_shardings;
-};
-
-// Compiled graphs by (graph hash, donation pattern, shardings, device).
-LruCache<CompiledGraph>& GetCompileCache() {
-  static auto* cache = new LruCache<CompiledGraph>(1024);
-  return *cache;
-}
-
-// Tensors of one sync, deduplicated: tensors sharing an IR value share one
-// result.
-struct SyncGroup {
-  int device = 0;
-  std::vector<XlaTensorPtr> tensors;
-  std::vector<int64_t> result_of_tensor;  // index into `results`
-  std::vector<Value> results;
-};
-
-absl::Status CheckNoPlaceholders(const LoweringContext& context,
-                                 const SyncGroup& group) {
-  for (const DataPtr& data : context.parameters()) {
-    if (data->kind() != DataKind::kPlaceholder) continue;
-    std::vector<std::string> needing;
-    for (const XlaTensorPtr& tensor : group.tensors) {
-      needing.push_back(absl::StrCat(tensor->id()));
-    }
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot execute the graph of tensor(s) ", absl::StrJoin(needing, ", "),
-        ": it reads data ", data->id(), " (", data->shape().ToString(),
-        "), which is a placeholder and has no data. Placeholders can be "
-        "traced and lowered (LoweringContext) but not executed"));
-  }
-  return absl::OkStatus();
-}
-
-// A zeros()/full() value of rank > 0 not yet on the device.
-bool IsHostFill(const Data& data) {
-  return data.kind() == DataKind::kHost && !data.shape().dims.empty() &&
-         static_cast<const HostData&>(data).is_fill();
-}
-
-// Scalars, and fills (zeros, full) by their element, travel packed: one
-// vector per dtype (LoweringContext::ScalarPacking). Host data that may be
-// aliased to a result (an in-place update of a fill, e.g. optimizer state
-// made in the first step) stays a full-size parameter of its own, so that
-// step's graph equals the later steps', where the same tensor is device data.
-LoweringContext::ScalarPacking PackScalars(
-    absl::Span<const XlaTensorPtr> results,
-    const std::unordered_set<int64_t>& materialized = {}) {
-  std::unordered_set<int64_t> result_aliases;
-  for (const XlaTensorPtr& tensor : results) {
-    if (!materialized.count(tensor->alias_id())) {
-      result_aliases.insert(tensor->alias_id());
-    }
-  }
-  LoweringContext::ScalarPacking packing;
-  packing.scalar_of = [result_aliases = std::move(result_aliases)](
-                          const Data& data) -> DataPtr {
-    if (data.kind() != DataKind::kHost ||
-        result_aliases.count(data.owner_alias_id()) > 0) {
-      return nullptr;
-    }
-    const auto& host = static_cast<const HostData&>(data);
-    if (!host.is_fill() && !data.shape().dims.empty()) return nullptr;
-    return host.Element();
-  };
-  packing.pack = [](DType dtype, absl::Span<const DataPtr> scalars) {
-    std::vector<uint8_t> bytes;
-    for (const DataPtr& scalar : scalars) {
-      const auto& host = static_cast<const HostData&>(*scalar);
-      bytes.insert(bytes.end(), host.bytes().begin(), host.bytes().end());
-    }
-    return std::make_shared<HostData>(
-        Shape(dtype, {static_cast<int64_t>(scalars.size())}), std::move(bytes));
-  };
-  return packing;
-}
-
-// One device's arguments; `taken_over`: parameters the program may donate.
-absl::StatusOr<std::vector<BufferPtr>> GatherArguments(
-    Client* client, const LoweringContext& context, int device,
-    const std::unordered_set<int64_t>& taken_over) {
-  std::vector<BufferPtr> arguments;
-  for (size_t p = 0; p < context.parameters().size(); ++p) {
-    const DataPtr& data = context.parameters()[p];
-    switch (data->kind()) {
-      case DataKind::kDevice: {
-        auto* device_data = static_cast<const DeviceData*>(data.get());
-        TXLA_RETURN_IF_ERROR(device_data->CheckNotDeleted());
-        if (device_data->device_ordinal() != device) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "cannot execute on xla:", device, ": an input (",
-              data->shape().ToString(), ") lives on xla:",
-              device_data->device_ordinal(), "; move it with .to()"));
-        }
-        arguments.push_back(device_data->buffer());
-        break;
-      }
-      case DataKind::kHost: {
-        // Scalars and host values travel now, when the graph runs.
-        absl::StatusOr<BufferPtr> buffer = UploadHostData(
-            client, static_cast<const HostData&>(*data), device,
-            taken_over.count(static_cast<int64_t>(p)) > 0);
-        if (!buffer.ok()) return buffer.status();
-        arguments.push_back(*std::move(buffer));
-        break;
-      }
-      case DataKind::kPlaceholder:
-        return absl::InternalError("placeholder reached execution");
-    }
-  }
-  return arguments;
-}
-
-// TORCH_XLA_DUMP_HLO_DIR=<dir> writes every module compiled for a sync to
-// <dir>/sync_<n>.mlir (<name>_<n>.mlir for a named graph, e.g.
-// torch_xla.compile(name=...)), to see why a step recompiles.
-void DumpModule(const std::string& text) {
-  static const char* dir = std::getenv("TORCH_XLA_DUMP_HLO_DIR");
-  static std::atomic<int> count{0};
-  if (dir == nullptr || *dir == '\0') return;
-  std::ofstream out(
-      absl::StrCat(dir, "/", GraphModuleName("sync"), "_", count++, ".mlir"));
-  out << text;
-}
-
-// Compiles a built sync graph: for the group's device, or under SPMD for all
-// devices with SPMD partitioning.
-absl::StatusOr<std::shared_ptr<CompiledGraph>> Compile(
-    Client* client, const LoweringContext& context, const SyncGroup& group,
-    bool spmd) {
-  absl::StatusOr<std::string> text = context.HloText();
-  if (!text.ok()) return text.status();
-  DumpModule(*text);
-  runtime::CompileSpec spec;
-  if (spmd) {
-    spec = SpmdCompileSpec(*client, context);
-  } else {
-    TXLA_ASSIGN_OR_RETURN(const runtime::Device* device,
-                          client->GetDevice(group.device));
-    spec.device_ids = {device->id};
-    // Replicas as threads: a program with collectives runs replicated.
-    TXLA_RETURN_IF_ERROR(
-        runtime::ReplicateIfCollective(*client, *text, group.device, &spec));
-  }
-  absl::StatusOr<ExecutablePtr> executable = client->Compile(*text, spec);
-  if (!executable.ok()) {
-    return absl::Status(executable.status().code(),
-                        absl::StrCat("while compiling the graph of ",
-                                     group.tensors.size(), " tensors: ",
-                                     executable.status().message()));
-  }
-  auto compiled = std::make_shared<CompiledGraph>();
-  compiled->executable = *std::move(executable);
-  compiled->executable->set_name(absl::StrCat(
-      "SyncTensorsGraph (graph hash ", absl::Hex(context.hash()), ")"));
-  if (spmd) {
-    compiled->executable->set_parameter_shapes(SpmdParameterShapes(context));
-    TXLA_ASSIGN_OR_RETURN(
-        compiled->output_shardings,
-        CompiledOutputShardings(client, *compiled->executable));
-    // Each device's output must be the shard its sharding says.
-    const std::vector<Shape>& shards = compiled->executable->output_shapes();
-    for (size_t r = 0; r < group.results.size(); ++r) {
-      const Shape expected =
-          ShardShape(*compiled->output_shardings[r], group.results[r].shape());
-      if (r >= shards.size() || shards[r] != expected) {
-        return absl::InternalError(absl::StrCat(
-            "SPMD output ", r, " is ", compiled->output_shardings[r]->ToString(),
-            " of ", group.results[r].shape().ToString(), " but each device "
-            "holds ", r < shards.size() ? shards[r].ToString() : "nothing"));
-      }
-    }
-  } else {
-    std::vector<Shape> parameter_shapes;
-    for (const DataPtr& data : context.parameters()) {
-      parameter_shapes.push_back(data->shape());
-    }
-    compiled->executable->set_parameter_shapes(std::move(parameter_shapes));
-  }
-  return compiled;
-}
-
-// Lowers, compiles (or finds) and runs one group; the group's tensors then
-// hold the outputs.
-absl::Status ExecuteGroup(SyncGroup& group, DonationMode mode,
-                          absl::Span<const XlaTensorPtr> live,
-                          const std::unordered_set<int64_t>& materialized) {
-  static metrics::Counter* cached = metrics::GetCounter("CachedCompile");
-  static metrics::Counter* uncached = metrics::GetCounter("UncachedCompile");
+// Hands a launched group's outputs (one list per device of its program) to
+// its tensors.
+absl::Status FinishGroup(PreparedGroup& prepared,
+                         std::vector<std::vector<BufferPtr>> outputs) {
   static metrics::Metric* alias_count =
       metrics::GetMetric("InputOutputAliasCount");
-  static metrics::Metric* replicated_time = metrics::GetMetric(
-      "ExecuteReplicatedTime", metrics::Metric::Unit::kNanoseconds);
-
-  absl::StatusOr<Client*> client = Client::Global();
-  if (!client.ok()) return client.status();
-
-  LoweringContext context(GraphModuleName("SyncTensorsGraph"));
-  context.SetScalarPacking(PackScalars(group.tensors, materialized));
-  absl::Status built = context.Build(group.results);
-  if (!built.ok()) return built;
-  absl::Status readable = CheckNoPlaceholders(context, group);
-  if (!readable.ok()) return readable;
-
-  Donation donation =
-      PlanDonation(context, group.tensors, group.result_of_tensor,
-                   group.results, live, mode);
-  for (const auto& [parameter, result] : donation.aliases) {
-    absl::Status status = context.SetAlias(parameter, result);
-    if (!status.ok()) return status;
-  }
-  for (int64_t donor : donation.donors) {
-    absl::Status status = context.SetDonor(donor);
-    if (!status.ok()) return status;
-  }
-
-  // SPMD: every parameter says how it arrives; results the user sharded
-  // (mark_sharding, or an in-place update of sharded data) keep it.
-  const bool spmd = spmd::IsSpmd();
-  if (spmd) {
-    TXLA_RETURN_IF_ERROR(StateShardings(
-        context, ResultShardings(context, group.tensors,
-                                 group.result_of_tensor, donation.aliases)));
-  }
-
-  // The context's hash covers the graph, its aliases, donors and shardings.
-  const std::string key =
-      spmd ? absl::StrCat(context.hash(), "@spmd")
-           : absl::StrCat(context.hash(), "@", group.device);
-  // A compiled function may refuse it (execution_scope.h).
-  TXLA_RETURN_IF_ERROR(CheckGraphAllowed(key));
-  std::shared_ptr<CompiledGraph> compiled = GetCompileCache().Find(key);
-  if (compiled != nullptr) {
-    cached->Add(1);
-  } else {
-    uncached->Add(1);
-    metrics::ScopedTimer scope_timer(ScopeCompileMetric());
-    TXLA_ASSIGN_OR_RETURN(compiled, Compile(*client, context, group, spmd));
-    GetCompileCache().Insert(key, compiled);
-    // The compiler's scratch heap is free now; hand it back to the OS before
-    // the program's own buffers are allocated, or it stays in the process
-    // (glibc keeps freed heap) on top of every later peak.
-    runtime::ReleaseFreedHeap();
-  }
-  const runtime::Executable& executable = *compiled->executable;
-
-  std::unordered_set<int64_t> taken_over(donation.donors.begin(),
-                                         donation.donors.end());
-  for (const auto& [parameter, result] : donation.aliases) {
-    taken_over.insert(parameter);
-  }
-  std::vector<std::vector<BufferPtr>> arguments;
-  std::unordered_map<int64_t, std::shared_ptr<DeviceData>> placed;
-  if (spmd) {
-    TXLA_ASSIGN_OR_RETURN(
-        arguments, SpmdArguments(*client, context, taken_over, &placed));
-  } else {
-    TXLA_ASSIGN_OR_RETURN(
-        std::vector<BufferPtr> device_arguments,
-        GatherArguments(*client, context, group.device, taken_over));
-    arguments.push_back(std::move(device_arguments));
-  }
-  std::vector<std::vector<BufferPtr>> outputs;
-  {
-    metrics::ScopedTimer timer(spmd ? replicated_time : nullptr);
-    metrics::ScopedTimer scope_timer(ScopeExecuteMetric());
-    TXLA_ASSIGN_OR_RETURN(outputs, (*client)->Execute(executable, arguments));
-  }
+  const SyncGroup& group = *prepared.group;
+  const Donation& donation = prepared.donation;
+  const bool spmd = prepared.spmd;
+  const std::shared_ptr<CompiledGraph>& compiled = prepared.compiled;
   alias_count->Add(
       static_cast<double>(donation.aliases.size() + donation.donors.size()));
 
@@ -347,8 +78,138 @@ absl::Status ExecuteGroup(SyncGroup& group, DonationMode mode,
     absl::Status status = tensor->SetData(result);
     if (!status.ok()) return status;
   }
-  TXLA_RETURN_IF_ERROR(KeepPlacedHostData(placed));
+  TXLA_RETURN_IF_ERROR(KeepPlacedHostData(prepared.placed));
   for (const XlaTensorPtr& donor : donation.donor_tensors) donor->MarkDeleted();
+  return absl::OkStatus();
+}
+
+absl::Status RunGroup(PreparedGroup& prepared) {
+  static metrics::Metric* replicated_time = metrics::GetMetric(
+      "ExecuteReplicatedTime", metrics::Metric::Unit::kNanoseconds);
+  TXLA_ASSIGN_OR_RETURN(Client * client, Client::Global());
+  std::vector<std::vector<BufferPtr>> outputs;
+  {
+    metrics::ScopedTimer timer(prepared.spmd ? replicated_time : nullptr);
+    metrics::ScopedTimer scope_timer(ScopeExecuteMetric());
+    TXLA_ASSIGN_OR_RETURN(outputs, client->Execute(*prepared.compiled->executable,
+                                                   prepared.arguments));
+  }
+  return FinishGroup(prepared, std::move(outputs));
+}
+
+// Replica threads (runtime/replication.h) each sync or read their own
+// device, but a replicated program runs all replicas in one Execute, an
+// argument list per replica device. So a replica's prepared group waits here
+// until every replica device has brought its group of the same program;
+// the sync that brings the last one launches them all.
+struct ReplicaLaunch {
+  std::map<int, PreparedGroup*> by_device;
+  bool done = false;
+  absl::Status status;
+};
+
+std::map<const runtime::Executable*, std::shared_ptr<ReplicaLaunch>>&
+PendingLaunches() {
+  static auto* pending = new std::map<const runtime::Executable*,
+                                      std::shared_ptr<ReplicaLaunch>>();
+  return *pending;
+}
+
+std::condition_variable& ReplicaLaunched() {
+  static auto* launched = new std::condition_variable();
+  return *launched;
+}
+
+// How long a replica waits for the others to bring their part. XLA's own
+// collectives give up after 40 s; a replica that never comes is a program
+// error (the replicas traced different steps), reported instead of a hang.
+constexpr auto kReplicaWait = std::chrono::seconds(300);
+
+absl::Status RunReplicas(const runtime::Executable& executable,
+                         const ReplicaLaunch& launch) {
+  std::vector<std::vector<BufferPtr>> arguments;
+  for (int device : executable.device_ordinals()) {
+    arguments.push_back(launch.by_device.at(device)->arguments[0]);
+  }
+  TXLA_ASSIGN_OR_RETURN(Client * client, Client::Global());
+  std::vector<std::vector<BufferPtr>> outputs;
+  {
+    metrics::ScopedTimer scope_timer(ScopeExecuteMetric());
+    TXLA_ASSIGN_OR_RETURN(outputs, client->Execute(executable, arguments));
+  }
+  for (size_t d = 0; d < outputs.size(); ++d) {
+    const int device = executable.device_ordinals()[d];
+    TXLA_RETURN_IF_ERROR(FinishGroup(*launch.by_device.at(device),
+                                     {std::move(outputs[d])}));
+  }
+  return absl::OkStatus();
+}
+
+// Takes this sync's `groups` back out of the launches still pending, so
+// that none keeps a pointer to them once the sync returns.
+void WithdrawFromLaunches(const std::vector<PreparedGroup>& groups) {
+  for (auto it = PendingLaunches().begin(); it != PendingLaunches().end();) {
+    std::map<int, PreparedGroup*>& by_device = it->second->by_device;
+    for (const PreparedGroup& prepared : groups) {
+      auto mine = by_device.find(prepared.group->device);
+      if (mine != by_device.end() && mine->second == &prepared) {
+        by_device.erase(mine);
+      }
+    }
+    it = by_device.empty() ? PendingLaunches().erase(it) : std::next(it);
+  }
+}
+
+// Joins `groups` (replicated, prepared under SyncMutex, held by `lock`) to
+// their launches, launches those now complete and waits, releasing the
+// lock, until the others have been launched by the syncs of other replicas.
+absl::Status JoinReplicaLaunches(std::vector<PreparedGroup>& groups,
+                                 std::unique_lock<std::mutex>& lock) {
+  std::vector<std::pair<const runtime::Executable*,
+                        std::shared_ptr<ReplicaLaunch>>> joined;
+  for (PreparedGroup& prepared : groups) {
+    const runtime::Executable* executable = prepared.compiled->executable.get();
+    std::shared_ptr<ReplicaLaunch>& pending = PendingLaunches()[executable];
+    if (pending == nullptr) pending = std::make_shared<ReplicaLaunch>();
+    const std::shared_ptr<ReplicaLaunch> launch = pending;
+    if (!launch->by_device.emplace(prepared.group->device, &prepared).second) {
+      WithdrawFromLaunches(groups);
+      return absl::FailedPreconditionError(absl::StrCat(
+          "replica threads: xla:", prepared.group->device, " launched its "
+          "part of a program with collectives twice before the other "
+          "replicas launched theirs once"));
+    }
+    if (std::none_of(joined.begin(), joined.end(),
+                     [&](const auto& j) { return j.second == launch; })) {
+      joined.emplace_back(executable, launch);
+    }
+    if (launch->by_device.size() == executable->device_ordinals().size()) {
+      PendingLaunches().erase(executable);
+      launch->status = RunReplicas(*executable, *launch);
+      launch->done = true;
+      ReplicaLaunched().notify_all();
+    }
+  }
+  const auto deadline = std::chrono::steady_clock::now() + kReplicaWait;
+  for (const auto& [executable, launch] : joined) {
+    if (ReplicaLaunched().wait_until(lock, deadline,
+                                     [&] { return launch->done; })) {
+      TXLA_RETURN_IF_ERROR(launch->status);
+      continue;
+    }
+    std::vector<std::string> missing;
+    for (int device : executable->device_ordinals()) {
+      if (!launch->by_device.count(device)) {
+        missing.push_back(absl::StrCat("xla:", device));
+      }
+    }
+    WithdrawFromLaunches(groups);
+    return absl::DeadlineExceededError(absl::StrCat(
+        "replica threads: a program with collectives waited ",
+        kReplicaWait.count(), " s for ", absl::StrJoin(missing, ", "),
+        " to run its part; every replica thread must trace the same step "
+        "and read or torch_xla.sync() it"));
+  }
   return absl::OkStatus();
 }
 
@@ -444,23 +305,31 @@ absl::StatusOr<std::unordered_set<int64_t>> MaterializeFills(
   return materialized;
 }
 
-absl::Status Sync(absl::Span<const XlaTensorPtr> tensors, DonationMode mode,
+absl::Status Sync(std::unique_lock<std::mutex>& lock,
+                  absl::Span<const XlaTensorPtr> tensors, DonationMode mode,
                   absl::Span<const XlaTensorPtr> live,
                   const std::unordered_set<int64_t>& materialized = {},
                   const std::unordered_set<const XlaTensor*>& copies = {}) {
   absl::StatusOr<std::vector<SyncGroup>> groups = MakeGroups(tensors, copies);
   if (!groups.ok()) return groups.status();
+  std::vector<PreparedGroup> replicas;
   for (SyncGroup& group : *groups) {
-    absl::Status status = ExecuteGroup(group, mode, live, materialized);
-    if (!status.ok()) return status;
+    TXLA_ASSIGN_OR_RETURN(PreparedGroup prepared,
+                          PrepareGroup(group, mode, live, materialized));
+    if (prepared.replicated()) {
+      replicas.push_back(std::move(prepared));
+      continue;
+    }
+    TXLA_RETURN_IF_ERROR(RunGroup(prepared));
   }
-  return absl::OkStatus();
+  if (replicas.empty()) return absl::OkStatus();
+  return JoinReplicaLaunches(replicas, lock);
 }
 
 }  // namespace
 
 absl::Status SyncLiveTensors(std::vector<XlaTensorPtr>* python_views) {
-  std::lock_guard<std::mutex> lock(SyncMutex());
+  std::unique_lock<std::mutex> lock(SyncMutex());
   std::vector<XlaTensorPtr> live = LiveTensors();
   absl::StatusOr<std::unordered_set<int64_t>> materialized =
       MaterializeFills(live);
@@ -482,19 +351,19 @@ absl::Status SyncLiveTensors(std::vector<XlaTensorPtr>* python_views) {
     copies.insert(sharer.get());
   }
   TXLA_RETURN_IF_ERROR(
-      Sync(runnable, DonationMode::kAll, live, *materialized, copies));
+      Sync(lock, runnable, DonationMode::kAll, live, *materialized, copies));
   if (python_views != nullptr) *python_views = std::move(views.python_steps);
   return RederiveViews(views.cpp_steps);
 }
 
 absl::Status SyncTensors(absl::Span<const XlaTensorPtr> tensors,
                          bool donate_marked) {
-  std::lock_guard<std::mutex> lock(SyncMutex());
+  std::unique_lock<std::mutex> lock(SyncMutex());
   if (!donate_marked || !g_buffer_donor_aliasing.load()) {
-    return Sync(tensors, DonationMode::kNone, {});
+    return Sync(lock, tensors, DonationMode::kNone, {});
   }
   std::vector<XlaTensorPtr> live = LiveTensors();
-  return Sync(tensors, DonationMode::kMarkedOnly, live);
+  return Sync(lock, tensors, DonationMode::kMarkedOnly, live);
 }
 
 absl::Status TensorToHost(const XlaTensorPtr& tensor, void* dst,
