@@ -31,7 +31,8 @@ NodePtr Sort() {
 
 TEST(NodeAttrsTest, ReadsPresentAndDefaultedAttributes) {
   NodePtr sort = Sort();
-  absl::StatusOr<const int64_t*> dimension = sort->GetAttr<int64_t>("dimension");
+  absl::StatusOr<const int64_t*> dimension =
+      sort->GetAttr<int64_t>("dimension");
   ASSERT_TRUE(dimension.ok()) << dimension.status();
   EXPECT_EQ(**dimension, 0);
   absl::StatusOr<bool> stable = sort->GetAttrOr("stable", true);
@@ -57,8 +58,7 @@ TEST(NodeAttrsTest, ReadsPresentAndDefaultedAttributes) {
 
 TEST(NodeAttrsTest, MissingAttributeIsAnInternalErrorNamingTheNode) {
   NodePtr sort = Sort();
-  const std::string node =
-      "node sort f32[4], dimension=0, stable=false: ";
+  const std::string node = "node sort f32[4], dimension=0, stable=false: ";
   absl::Status status = sort->GetAttr<int64_t>("num_keys").status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
   EXPECT_EQ(status.message(), node + "missing attribute 'num_keys' (int64)");
@@ -109,8 +109,8 @@ TEST(NodeAttrsTest, LoweringANodeWithMissingOrMistypedAttributes) {
             "while lowering transpose f32[3,2]: node transpose f32[3,2]: "
             "missing attribute 'permutation' (int64[])");
 
-  status = LowerStatus(
-      {UncheckedTranspose(Attrs().Set("permutation", "1,0"))});
+  status =
+      LowerStatus({UncheckedTranspose(Attrs().Set("permutation", "1,0"))});
   EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
   EXPECT_EQ(status.message(),
             "while lowering transpose f32[3,2], permutation=1,0: node "
@@ -134,8 +134,7 @@ TEST(NodeAttrsTest, RewriteMeetsAMistypedAttribute) {
           .Set("rhs_contract", Dims{0})
           .Set("precision", 3),
       nullptr);
-  NodePtr sum =
-      Make(OpKind::kAdd, {dot, Leaf(DType::kF32, {2, 4})});
+  NodePtr sum = Make(OpKind::kAdd, {dot, Leaf(DType::kF32, {2, 4})});
   absl::Status status = FoldSummedDots({Value(sum)}).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
   EXPECT_EQ(status.message(),
