@@ -25,6 +25,7 @@ from torch_xla._tensor import XlaTensor  # noqa: E402
 from torch_xla import _autocast  # noqa: E402,F401  (torch.autocast('xla'))
 from torch_xla._launch import launch  # noqa: E402  (multi-process jobs)
 from torch_xla import _replica_threads  # noqa: E402  (replicas as threads)
+from torch_xla import _device_checks  # noqa: E402  (device-side index checks)
 from torch_xla import _module_conversion  # noqa: E402,F401  (tied params stay tied)
 from torch_xla.utils import closures as _closures  # noqa: E402
 from torch_xla._compile import compile  # noqa: E402,A001
@@ -64,6 +65,8 @@ def sync(wait: bool = False, reset_scope: bool = True) -> None:
   else:
     with _live_tensors_lock:
       _XLAC._xla_sync_live_tensors(wait)
+  if _device_checks.pending or _device_checks.launched:
+    _device_checks.after_sync()
   _closures.run_step_closures()
 
 

@@ -5,10 +5,13 @@ gather_scatter.py, masked_ops.py, embedding.py.
 Index values known on the host (a cpu index tensor, a list, or an 'xla'
 tensor whose value was just uploaded) are checked there, as eager checks
 them: an out-of-range one raises IndexError (index_util.index_value).
-Indices computed on the device are data, so nothing here can check them
-without running the graph: XLA gather clamps a start index into range
-(reads the nearest valid row) and XLA scatter skips an out-of-range update
-(index_reduce ignores them the same way). Negative indices of advanced indexing (x[idx],
+Indices computed on the device are checked on the device, for x[idx],
+index_select/copy/add/fill and embedding: the step computes a flag, and
+IndexError naming the op is raised at the next read or sync
+(torch_xla/_device_checks.py), as eager CUDA's device-side asserts are.
+Without a check (gather, scatter, take, put, index_reduce, index_put's
+indices) XLA gather clamps a start index into range (reads the nearest
+valid row) and XLA scatter skips an out-of-range update. Negative indices of advanced indexing (x[idx],
 x[idx] = v) and of take/put wrap like Python's, as in eager. For the same
 reason masked_scatter with fewer source elements than True mask values
 repeats the last one instead of raising.
@@ -67,7 +70,8 @@ class _Advanced:
     cols = []
     for d in self.dims:
       bounds = (shape[d], d, True, None)
-      v = wrap_negative(index_value(indices[d], device, bounds), shape[d])
+      v = wrap_negative(index_value(indices[d], device, bounds, op="index"),
+                        shape[d])
       cols.append(_ir.reshape(_ir.broadcast_to(v, batch), batch + [1]))
     self.idx = cols[0] if len(cols) == 1 else _ir.concatenate(
         cols, len(batch))

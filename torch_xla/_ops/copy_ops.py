@@ -4,7 +4,7 @@ import math
 
 import torch
 
-from torch_xla import _XLAC, _ir
+from torch_xla import _XLAC, _device_checks, _ir
 from torch_xla._ops import index_util
 from torch_xla._ops._common import code_of, literal, scalar
 from torch_xla._ops.registry import aten, op
@@ -12,7 +12,10 @@ from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
 
 
 def to_host(x: XlaTensor) -> torch.Tensor:
-  """The value of an 'xla' tensor as a new CPU tensor (runs pending IR)."""
+  """The value of an 'xla' tensor as a new CPU tensor (runs pending IR).
+  Device-side checks of earlier steps that failed raise first."""
+  if _device_checks.pending or _device_checks.launched:
+    _device_checks.before_read(x)
   return _XLAC._to_cpu_tensor(x)
 
 

@@ -26,7 +26,8 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False,
     raise RuntimeError("'weight' must be 2-D")
   rank = indices.dim()
   idx = index_value(indices, weight.device.index,
-                    (weight.shape[0], 0, False, "index out of range in self"))
+                    (weight.shape[0], 0, False, "index out of range in self"),
+                    op="embedding")
   return wrap(
       _ir.gather(xt_of(weight), idx, offset_dims=[rank], collapsed_dims=[0],
                  start_index_map=[0], index_vec_dim=rank,

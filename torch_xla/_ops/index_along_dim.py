@@ -37,7 +37,8 @@ def _dim_index(x, dim, index, what, message=None, negative_ok=False):
   if message is not None:
     bounds = ((list(x.shape) or [1])[d], d, negative_ok,
               None if message is True else message)
-  return d, n, _ir.reshape(index_value(index, x.device.index, bounds), [n])
+  return d, n, _ir.reshape(
+      index_value(index, x.device.index, bounds, op=what), [n])
 
 
 @op(aten.index_select.default)

@@ -13,23 +13,27 @@ from torch_xla._ops._common import check_same_device, code_of, literal, scalar
 from torch_xla._tensor import XlaTensor, xt_of
 
 
-def index_value(t, device, bounds=None):
+def index_value(t, device, bounds=None, op=None):
   """An index tensor as an s64 handle (cpu index tensors are allowed, as in
   eager on accelerators).
 
   bounds: None, or (size, dim, negative_ok, message) to check index values
-  known on the host, as eager does (IndexError): a cpu tensor, or an 'xla'
-  tensor whose value was just uploaded from one (see host_range). Values
-  computed on the device are not checked (advanced_indexing.py says what
-  they do). message: eager's text, or None for "index i is out of bounds
-  for dimension d with size n", or a Prefix of that text.
+  as eager does (IndexError). Values known on the host (a cpu tensor, or an
+  'xla' tensor whose value was just uploaded from one, see host_range) are
+  checked now; values computed on the device get a device-side check that
+  raises at a later sync or read, as eager CUDA's asserts do
+  (torch_xla/_device_checks.py). message: eager's text, or None for "index
+  i is out of bounds for dimension d with size n", or a Prefix of that
+  text. op: the op's name, for the device-side check's message.
   """
   if isinstance(t, XlaTensor):
-    if bounds is not None:
+    v = xt_of(t)
+    if bounds is not None and t.numel():
       known = host_range(t)
       if known is not None:
         check_bounds(known[0], known[1], None, *bounds)
-    v = xt_of(t)
+      else:
+        _check_on_device(v, *bounds, op=op)
   elif isinstance(t, torch.Tensor):
     if t.device.type != "cpu":
       raise RuntimeError(f"indices on {t.device} cannot index an xla tensor")
@@ -75,6 +79,28 @@ def host_range(t):
   if known is None or known[0] != xt.version:  # written since
     return None
   return known[1], known[2]
+
+
+def _check_on_device(v, size, dim, negative_ok, message, op=None):
+  """Adds the device-side check that every index in handle `v` is in
+  range (see index_value)."""
+  from torch_xla import _device_checks
+  if v.reads_placeholder:
+    # Traced on placeholders (a scan body, assume_pure): the trace never
+    # runs by itself, so a check here could never be read. Not checked.
+    return
+  v = _ir.convert(v, _ir.S64)
+  low = -size if negative_ok else 0
+  outside = _ir.binary(
+      "or", _ir.compare(v, literal(low, _ir.S64, v.dims, v.device), "LT"),
+      _ir.compare(v, literal(size, _ir.S64, v.dims, v.device), "GE"))
+  bad = _ir.reduce(outside, range(len(v.dims)), "or")
+  if isinstance(message, str) and not isinstance(message, Prefix):
+    text = message
+  else:
+    text = (f"{message or ''}an index is out of bounds for dimension {dim} "
+            f"with size {size}")
+  _device_checks.add(bad, f"{op or 'indexing'}: {text}")
 
 
 class Prefix(str):

@@ -25,6 +25,8 @@ def wait_device_ops(devices=None) -> None:
   once a computation is enqueued), and for the asynchronous step closures
   queued so far. Raises the first execution or closure failure."""
   torch_xla._XLAC._xla_wait_device_ops(devices or [])
+  from torch_xla import _device_checks
+  _device_checks.wait_all()
   from torch_xla.utils import closures
   closures.wait_async_closures()
 

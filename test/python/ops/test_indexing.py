@@ -1,6 +1,6 @@
 """Indexing on 'xla' against eager CPU PyTorch: advanced indexing,
 index_put, index_select/copy/add/fill/reduce (values, gradients, errors),
-KV-cache style in-place updates, and the documented differences (clamped
+KV-cache style in-place updates, and the documented differences (device-side
 indices, mask fallbacks). Gather/scatter-like ops (gather, scatter,
 take/put, masked_fill/scatter, embedding) are test_gather_scatter.py.
 
@@ -68,16 +68,18 @@ def test_index_result_is_not_a_view():
   assert x.cpu().sum() == 0
 
 
-def test_out_of_range_index_from_host_raises_device_computed_is_clamped():
+def test_out_of_range_index_from_host_raises_at_once_from_device_at_read():
   # Index values known on the host (uploaded just now) are checked as in
-  # eager; values computed on the device are data, and XLA gather clamps
-  # them into range (a documented difference, see advanced_indexing.py).
+  # eager; values computed on the device get a device-side check, read
+  # with the value (test_device_index_checks.py has the rest).
   x = torch.arange(12.).reshape(3, 4)
   with pytest.raises(IndexError, match="index 5 is out of bounds for "
                      "dimension 0 with size 3"):
     x.to(XLA)[_idx([5]).to(XLA)]
   out = x.to(XLA)[_idx([1]).to(XLA) + 4]
-  torch.testing.assert_close(out.cpu(), x[2:3])
+  with pytest.raises(IndexError, match="index: an index is out of bounds "
+                     "for dimension 0 with size 3"):
+    out.cpu()
 
 
 def test_bool_mask_index_falls_back_with_a_reason():

@@ -185,6 +185,14 @@ void InitTensorBindings(py::module_& m) {
                              [](const XlaTensor& t) -> int64_t {
                                return t.data() == nullptr ? -1 : t.data()->id();
                              })
+      // True for a placeholder or a value traced on one (it can be lowered,
+      // never run: e.g. inside a scan body).
+      .def_property_readonly("reads_placeholder",
+                             [](const XlaTensor& t) {
+                               return t.state() == TensorState::kPlaceholder ||
+                                      (t.state() == TensorState::kIrValue &&
+                                       t.ir_value().node->reads_placeholder());
+                             })
       .def("__repr__", &XlaTensor::DebugString);
 
   m.def("_op_kind", [](const std::string& name) {

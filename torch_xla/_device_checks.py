@@ -1,0 +1,101 @@
+"""Checks of values only the device knows, reported as eager CUDA reports
+its device-side asserts: asynchronously, at a later sync or read.
+
+Design. An op that indexes with indices computed on the device (their
+range is unknown on the host; host-known ones are checked at once, see
+_ops/index_util.py) calls `add(bad, message)` with `bad`, a pred scalar
+handle that is true when some index is out of range. Each device keeps one
+pending s32 code per step: 0, or the number of the first failed check
+(`select(bad & code == 0, n, code)`), so a step with many checks still
+computes one scalar and moves 4 bytes. The code is an ordinary pending
+tensor: the step's sync computes it with everything else. It is read later,
+so that the host never waits for the step it has just launched:
+
+- `after_sync()`: a sync moves this step's code to `launched` and reads the
+  codes of earlier steps (their programs ran before this one was queued,
+  so reading them waits for no more than the device already had to do);
+- `before_read(x)`: a read (`.cpu()`, `.item()`) computes this step's codes
+  in the read's own execution, then reads them and every launched code
+  before the value itself;
+- `xm.wait_device_ops()` reads them all, this step's included.
+
+A failed check raises IndexError naming the op and what eager says; the
+checks of that step are then forgotten.
+"""
+
+import threading
+
+from torch_xla import _XLAC, _ir
+from torch_xla._tensor import wrap
+
+_lock = threading.Lock()
+pending = {}  # device -> [code handle, [messages]]
+launched = []  # [(code handle, [messages])], oldest first
+
+
+def add(bad, message: str) -> None:
+  """Records a check on device `bad.device`: `bad` (pred scalar handle)
+  is true when it failed; `message` says what, naming the op."""
+  device = bad.device
+  with _lock:
+    entry = pending.get(device)
+    if entry is None:
+      code = _ir.constant(0, _ir.S32, (), device)
+      entry = pending[device] = [code, []]
+    code, messages = entry
+    messages.append(message)
+    first = _ir.binary(
+        "and", bad,
+        _ir.compare(code, _ir.constant(0, _ir.S32, (), device), "EQ"))
+    entry[0] = _ir.select(
+        first, _ir.constant(len(messages), _ir.S32, (), device), code)
+
+
+def after_sync() -> None:
+  """Called once a sync has enqueued the step: this step's codes become
+  launched, and those of earlier steps are read."""
+  with _lock:
+    earlier = list(launched)
+    launched[:] = list(pending.values())
+    pending.clear()
+  _raise_first(earlier)
+
+
+def before_read(x) -> None:
+  """Called before a read of `x`: computes this step's codes with `x` (one
+  execution, as the read needs anyway) and reads them and those of the
+  steps already launched."""
+  with _lock:
+    this_step = list(pending.values())
+    pending.clear()
+    earlier = list(launched) + this_step
+    launched.clear()
+  if this_step:
+    _XLAC._xla_sync_multi([x] + [wrap(code) for code, _ in this_step], [],
+                          False, False)
+  _raise_first(earlier)
+
+
+def wait_all() -> None:
+  """xm.wait_device_ops: every check, this step's pending ones computed by
+  their own small sync."""
+  with _lock:
+    this_step = list(pending.values())
+    pending.clear()
+    earlier = list(launched) + this_step
+    launched.clear()
+  if this_step:
+    _XLAC._xla_sync_multi([wrap(code) for code, _ in this_step], [], False,
+                          False)
+  _raise_first(earlier)
+
+
+def _raise_first(entries) -> None:
+  failure = None
+  for code, messages in entries:
+    n = int(_XLAC._to_cpu_tensor(wrap(code))) if messages else 0
+    if n and failure is None:
+      failure = messages[n - 1]
+  if failure is not None:
+    raise IndexError(f"{failure} (a device-side index check of an earlier "
+                     f"op; the values computed with it are not valid)")
