@@ -35,7 +35,7 @@ def main():
     best = min(best, (time.perf_counter_ns() - start) / N)
 
   start = time.perf_counter()
-  text = _XLAC._get_xla_tensors_hlo([value])
+  text = _XLAC._get_stablehlo([value]).decode()
   lower_ms = (time.perf_counter() - start) * 1e3
   start = time.perf_counter()
   _XLAC._graph_hash([value])

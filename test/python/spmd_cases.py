@@ -175,7 +175,7 @@ def test_pending_value_is_annotated_and_output_keeps_it():
   a = torch.randn(N * 2, 8)
   x = a.to(DEVICE) + 1
   xs.mark_sharding(x, mesh_1d(), ("x", None))
-  hlo = _XLAC._get_xla_tensors_hlo([x])
+  hlo = _XLAC._get_stablehlo([x]).decode()
   assert "stablehlo.custom_call" in hlo and '@Sharding' in hlo.replace(
       'call_target_name = "Sharding"', "@Sharding")
   torch_xla.sync()

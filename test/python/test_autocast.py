@@ -119,7 +119,7 @@ def test_decoder_layer_forward_backward(dtype):
   before = fallback_counters()
   dout, dloss = decoder_layer_step(device_layer, dx, "xla", dtype)
   # The matrix products of the step run in low precision on the device.
-  hlo = torch_xla._XLAC._get_xla_tensors_hlo([dloss, dx.grad])
+  hlo = torch_xla._XLAC._get_stablehlo([dloss, dx.grad]).decode()
   short = {torch.bfloat16: "bf16", torch.float16: "f16"}[dtype]
   assert f"x{short}>" in hlo and "dot_general" in hlo
   torch_xla.sync()

@@ -117,7 +117,7 @@ def test_single_process_collectives_lower_into_the_step_program():
   r = xm.reduce_scatter(xm.REDUCE_MAX, g, 1.0, 0, 1)
   a = xm.all_to_all(r, 1, 0, 1)
   p = xm.collective_permute(a, [[0, 0]])
-  text = _XLAC._get_xla_tensors_hlo([p])
+  text = _XLAC._get_stablehlo([p]).decode()
   for op in ("all_reduce", "all_gather", "reduce_scatter", "all_to_all"):
     assert (f'"stablehlo.{op}"' in text and
             "replica_groups = dense<[[0]]> : tensor<1x1xi64>" in text), op

@@ -267,7 +267,7 @@ def test_a_read_only_fill_travels_as_one_element():
   z = torch.zeros(256, 64, device=XLA)  # made, not sent
   full = torch.full((256, 64), 0.5, device=XLA)
   y = x * full + z
-  assert "broadcast_in_dim" in _XLAC._get_xla_tensors_hlo([y])
+  assert "broadcast_in_dim" in _XLAC._get_stablehlo([y]).decode()
   torch_xla.sync()
   assert bytes_to_device() == 2 * 4  # two f32 scalars, not 2 x 64 KiB
   torch.testing.assert_close(y.cpu(), x.cpu() * 0.5)
@@ -275,7 +275,7 @@ def test_a_read_only_fill_travels_as_one_element():
   # that step), so later graphs read them as buffers.
   for t in (z, full):
     assert "Data Handle: " in _XLAC._get_xla_tensor_debug_info(t)
-  assert "broadcast_in_dim" not in _XLAC._get_xla_tensors_hlo([x * full])
+  assert "broadcast_in_dim" not in _XLAC._get_stablehlo([x * full]).decode()
 
 
 def test_a_fill_updated_in_place_stays_full_size_and_aliases():

@@ -75,7 +75,7 @@ def test_scalars_travel_as_one_vector_per_dtype_and_only_when_changed():
     return y
 
   step(0.1, 0.9)
-  hlo = _XLAC._get_xla_tensors_hlo([x * 0.1 + 0.9 - 0.25 * x])
+  hlo = _XLAC._get_stablehlo([x * 0.1 + 0.9 - 0.25 * x]).decode()
   assert "%arg1: tensor<3xf32>" in hlo  # x, then the packed scalars
   met.clear_all()
   y = step(0.1, 0.9)  # same values: nothing to send
@@ -92,7 +92,7 @@ def test_equal_scalars_from_different_sites_stay_separate_parameters():
   x = torch.randn(4).to(XLA)
   torch_xla.sync()
   y = x * 0.5 + 0.5
-  hlo = _XLAC._get_xla_tensors_hlo([y])
+  hlo = _XLAC._get_stablehlo([y]).decode()
   assert "tensor<2xf32>" in hlo
   assert _XLAC._get_graph_hash([y]) == _XLAC._get_graph_hash([x * 0.5 + 0.7])
 
@@ -103,7 +103,7 @@ def test_a_loop_reuses_the_scalars_of_its_site():
   y = x
   for _ in range(50):
     y = y * 1.0001 + 0.1
-  hlo = _XLAC._get_xla_tensors_hlo([y])
+  hlo = _XLAC._get_stablehlo([y]).decode()
   assert "%arg1: tensor<2xf32>" in hlo  # two sites, not 100 scalars
   expected = x.cpu()
   for _ in range(50):

@@ -129,7 +129,7 @@ def test_manual_loop_computes_each_weight_gradient_as_one_product(dtype, tol):
   manual(eager, mse, batches)
   manual(model, mse, [tuple(t.to(XLA) for t in b) for b in batches])
   grads = [p.grad for p in model.parameters()]
-  module = _XLAC._get_xla_tensors_hlo(grads)
+  module = _XLAC._get_stablehlo(grads).decode()
   assert module.count("stablehlo.dot_general") == 3 * micro + 2, module
   for (name, p_e), g in zip(eager.named_parameters(), grads):
     torch.testing.assert_close(g.cpu(), p_e.grad, atol=tol, rtol=tol,
@@ -221,8 +221,8 @@ def test_one_loop_in_the_module_and_context():
   model = mlp().to(XLA)
   x = torch.randn(6, 3, 16, device=XLA)
   loss = gradient_accumulation(lambda x: model(x).sum(), (x,), model)
-  hlo = _XLAC._get_xla_tensors_hlo([loss] + [p.grad for p in
-                                             model.parameters()])
+  hlo = _XLAC._get_stablehlo([loss] + [p.grad for p in
+                                             model.parameters()]).decode()
   assert hlo.count("stablehlo.while") == 1
   context = GradientAccumulationContext(6, 1, 0, 4)
   assert context.num_internal_tensors == 2

@@ -21,7 +21,7 @@ def test_tensors_take_the_barrier_outputs_in_place():
   # One barrier node over both, with two results.
   assert text.count("optimization_barrier(") == 1
   assert "(f32[3,4], s64[5]) optimization_barrier(" in text
-  hlo = _XLAC._get_xla_tensors_hlo([x, b])
+  hlo = _XLAC._get_stablehlo([x, b]).decode()
   assert hlo.count("stablehlo.optimization_barrier") == 1
   torch.testing.assert_close(x.cpu(), a_cpu.sin())
   torch.testing.assert_close(b.cpu(), b_cpu)

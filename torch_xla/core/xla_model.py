@@ -40,6 +40,30 @@ def get_memory_info(device: torch.device = None) -> dict:
   return _XLAC._runtime.memory_info(index)
 
 
+def get_stablehlo(tensors=None) -> str:
+  """The StableHLO module (MLIR text) a sync of `tensors` would compile.
+
+  `_XLAC._get_xla_tensors_hlo` shows the same graph as XLA compiled it
+  (HLO text); this is the module handed to the compiler, before any XLA
+  optimization. Nothing runs and no data moves; placeholders appear as
+  parameters.
+
+  Args:
+    tensors: 'xla' tensors whose pending values are the module's results.
+      None or empty: every live 'xla' tensor.
+
+  Returns:
+    The module's text.
+
+  Example:
+    >>> y = torch.sin(torch.randn(4, device='xla'))
+    >>> 'stablehlo.sine' in xm.get_stablehlo([y])
+    True
+  """
+  return _XLAC._get_stablehlo(list(tensors or []), "", [],
+                              False).decode("utf-8")
+
+
 def xla_device_hw(device) -> str:
   """The hardware type behind an XLA device: 'CPU', 'CUDA' or 'TPU'."""
   return _XLAC._runtime.device_type()

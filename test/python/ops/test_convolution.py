@@ -226,10 +226,10 @@ def test_conv_lowers_to_one_native_convolution_per_direction():
   x = torch.randn(2, 3, 16, 16).to(XLA).requires_grad_()
   w = torch.randn(4, 3, 3, 3).to(XLA).requires_grad_()
   y = F.conv2d(x, w, padding=1)
-  hlo = torch_xla._XLAC._get_xla_tensors_hlo([y])
+  hlo = torch_xla._XLAC._get_stablehlo([y]).decode()
   assert hlo.count("stablehlo.convolution") == 1
   assert "stablehlo.concatenate" not in hlo
   gx, gw = torch.autograd.grad(y.sum(), (x, w))
-  hlo = torch_xla._XLAC._get_xla_tensors_hlo([gx, gw])
+  hlo = torch_xla._XLAC._get_stablehlo([gx, gw]).decode()
   assert hlo.count("stablehlo.convolution") == 2  # input and weight grads
   assert "stablehlo.concatenate" not in hlo

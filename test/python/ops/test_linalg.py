@@ -122,13 +122,13 @@ def test_bf16_accumulates_in_f32():
   expected = (a.float() @ b.float()).bfloat16()
   actual = torch.mm(a.to(XLA), b.to(XLA)).cpu()
   torch.testing.assert_close(actual, expected, atol=0, rtol=0)
-  hlo = _XLAC._get_xla_tensors_hlo([torch.mm(a.to(XLA), b.to(XLA))._xt])
+  hlo = _XLAC._get_stablehlo([torch.mm(a.to(XLA), b.to(XLA))._xt]).decode()
   assert "bf16>) -> tensor<1x1xf32>" in hlo
 
 
 def test_f32_dot_asks_for_highest_precision():
   out = torch.mm(torch.randn(2, 3).to(XLA), torch.randn(3, 2).to(XLA))
-  assert "precision HIGHEST" in _XLAC._get_xla_tensors_hlo([out._xt])
+  assert "precision HIGHEST" in _XLAC._get_stablehlo([out._xt]).decode()
 
 
 def test_new_alpha_beta_do_not_recompile():

@@ -233,11 +233,11 @@ def test_pools_lower_to_window_ops():
   x = torch.randn(2, 3, 12, 12).to(XLA).requires_grad_()
   y = F.max_pool2d(x, 3, 2, 1)
   z = F.avg_pool2d(x, 3, 2, 1, ceil_mode=True)
-  hlo = torch_xla._XLAC._get_xla_tensors_hlo([y, z])
+  hlo = torch_xla._XLAC._get_stablehlo([y, z]).decode()
   assert hlo.count("stablehlo.reduce_window") >= 2
   assert not _window_slices(hlo)
   (gx,) = torch.autograd.grad(y.sum() + z.sum(), (x,))
-  hlo = torch_xla._XLAC._get_xla_tensors_hlo([gx])
+  hlo = torch_xla._XLAC._get_stablehlo([gx]).decode()
   assert "stablehlo.select_and_scatter" in hlo
   assert "stablehlo.scatter" not in hlo.replace("select_and_scatter", "")
   assert not _window_slices(hlo)

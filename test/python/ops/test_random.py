@@ -360,7 +360,7 @@ def test_native_dropout_and_backward(p):
 
 def test_values_are_made_on_the_device():
   x = torch.rand(8, device=XLA)
-  hlo = _XLAC._get_xla_tensors_hlo([x._xt])
+  hlo = _XLAC._get_stablehlo([x._xt]).decode()
   assert "stablehlo.rng_bit_generator" in hlo
   assert "rng_algorithm THREE_FRY" in hlo
   # The seed is the one parameter: a u64 scalar (in the graph's packed u64
@@ -437,7 +437,7 @@ def test_new_distribution_parameters_do_not_recompile():
 ], ids=["log_normal", "cauchy", "geometric", "geometric_int8"])
 def test_distribution_values_are_parameters(fill, user_values):
   y = fill(torch.empty(8, device=XLA))
-  hlo = _XLAC._get_xla_tensors_hlo([y._xt])
+  hlo = _XLAC._get_stablehlo([y._xt]).decode()
   assert "stablehlo.rng_bit_generator" in hlo
   # The user values as f32 scalars (not baked constants), then the seed: the
   # graph's scalars travel packed, one vector per dtype.

@@ -501,7 +501,7 @@ def test_sort_long_row_is_one_sort_node():
   n = 1 << 14
   x = torch.randn(n)
   values, indices = x.to(XLA).sort()
-  hlo = torch_xla._XLAC._get_xla_tensors_hlo([values, indices])
+  hlo = torch_xla._XLAC._get_stablehlo([values, indices]).decode()
   assert hlo.count("stablehlo.sort") == 1
   assert f"{n}x{n}" not in hlo  # no pairwise-rank tensor
   expected = x.sort(stable=True)

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "pybind11/pybind11.h"
 #include "pybind11/stl.h"
@@ -21,6 +23,7 @@
 #include "torch_xla/csrc/python/status_conversion.h"
 #include "torch_xla/csrc/python/view_info.h"
 #include "torch_xla/csrc/runtime/client.h"
+#include "torch_xla/csrc/tensor/compiled_hlo.h"
 #include "torch_xla/csrc/tensor/device_copy.h"
 #include "torch_xla/csrc/tensor/device_data.h"
 #include "torch_xla/csrc/tensor/graph_executor.h"
@@ -152,6 +155,24 @@ NodePtr BuildNode(OpKind kind, const py::list& operands,
 int DeviceOf(const py::list& operands, int device) {
   if (device >= 0 || operands.empty()) return device < 0 ? 0 : device;
   return ToXlaTensor(operands[0])->device();
+}
+
+// Live tensors on `device` ("xla:N"), or on every device for "".
+std::vector<XlaTensorPtr> LiveTensorsOn(const std::string& device) {
+  std::vector<XlaTensorPtr> live = LiveTensors();
+  if (device.empty()) return live;
+  int ordinal = -1;
+  if (!absl::StartsWith(device, "xla:") ||
+      !absl::SimpleAtoi(absl::string_view(device).substr(4), &ordinal) ||
+      ordinal < 0) {
+    ThrowIfError(absl::InvalidArgumentError(absl::StrCat(
+        "device '", device, "' is not an XLA device; pass 'xla:N' or ''")));
+  }
+  std::vector<XlaTensorPtr> on_device;
+  for (const XlaTensorPtr& tensor : live) {
+    if (tensor->device() == ordinal) on_device.push_back(tensor);
+  }
+  return on_device;
 }
 
 }  // namespace
@@ -377,9 +398,34 @@ void InitTensorBindings(py::module_& m) {
   m.def("_get_xla_tensors_text", [](const py::iterable& tensors) {
     return DumpIrText(OperandValues(ToXlaTensors(tensors)));
   });
-  m.def("_get_xla_tensors_hlo", [](const py::iterable& tensors) {
-    return ValueOrThrow(TensorsToHloText(ToXlaTensors(tensors)));
-  });
+  m.def(
+      "_get_xla_tensors_hlo",
+      [](const py::iterable& tensors) {
+        std::vector<XlaTensorPtr> list = ToXlaTensors(tensors);
+        py::gil_scoped_release release;
+        return ValueOrThrow(TensorsToCompiledHloText(list));
+      },
+      py::arg("tensors"),
+      "The program XLA compiles for these tensors' pending graph, in XLA's "
+      "HLO text (compiled, not run; no data moves). _get_stablehlo gives "
+      "the StableHLO module it is compiled from.");
+  m.def(
+      "_get_stablehlo",
+      [](const py::iterable& tensors, const std::string& device,
+         const py::object& /*devices*/, bool emit_bytecode) {
+        std::vector<XlaTensorPtr> list = ToXlaTensors(tensors);
+        if (list.empty()) list = LiveTensorsOn(device);
+        std::string text = ValueOrThrow(TensorsToHloText(list));
+        // We keep no MLIR bytecode writer: the "bytecode" is the module's
+        // text, which MLIR parsers also accept (as in stablehlo.py).
+        (void)emit_bytecode;
+        return py::bytes(text);
+      },
+      py::arg("tensors"), py::arg("device") = "",
+      py::arg("devices") = py::list(), py::arg("emit_bytecode") = false,
+      "The StableHLO module a sync of `tensors` would compile, as bytes "
+      "(upstream's signature). No tensors: every live tensor on `device` "
+      "('xla:N'; empty for all devices).");
   auto graph_hash = [](const py::iterable& tensors) {
     return ValueOrThrow(TensorsGraphHash(ToXlaTensors(tensors)));
   };

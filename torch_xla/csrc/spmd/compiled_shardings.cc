@@ -3,6 +3,7 @@
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
+#include "torch_xla/csrc/runtime/proto_reader.h"
 
 namespace torch_xla::spmd {
 namespace {
@@ -23,84 +24,15 @@ constexpr int64_t kTypeReplicated = 0;
 constexpr int64_t kTypeTuple = 2;
 constexpr int64_t kTypeOther = 3;
 
-struct Field {
-  int number = 0;
-  int wire = 0;
-  uint64_t varint = 0;
-  absl::string_view bytes;
-};
+using runtime::AppendProtoInts;
+using Field = runtime::ProtoField;
 
-// Reads protobuf fields one by one.
-class Reader {
+// Reads the fields of the compiled program's messages.
+class Reader : public runtime::ProtoReader {
  public:
-  explicit Reader(absl::string_view data) : data_(data) {}
-  bool done() const { return pos_ >= data_.size(); }
-
-  absl::StatusOr<Field> Next() {
-    Field field;
-    uint64_t key;
-    if (!Varint(&key)) return Corrupt();
-    field.number = static_cast<int>(key >> 3);
-    field.wire = static_cast<int>(key & 7);
-    switch (field.wire) {
-      case 0:
-        if (!Varint(&field.varint)) return Corrupt();
-        break;
-      case 1:
-      case 5: {
-        size_t size = field.wire == 1 ? 8 : 4;
-        if (pos_ + size > data_.size()) return Corrupt();
-        pos_ += size;
-        break;
-      }
-      case 2: {
-        uint64_t size;
-        if (!Varint(&size) || pos_ + size > data_.size()) return Corrupt();
-        field.bytes = data_.substr(pos_, size);
-        pos_ += size;
-        break;
-      }
-      default:
-        return Corrupt();
-    }
-    return field;
-  }
-
-  bool Varint(uint64_t* value) {
-    *value = 0;
-    for (int shift = 0; shift < 64 && pos_ < data_.size(); shift += 7) {
-      uint8_t byte = static_cast<uint8_t>(data_[pos_++]);
-      *value |= static_cast<uint64_t>(byte & 0x7f) << shift;
-      if (byte < 0x80) return true;
-    }
-    return false;
-  }
-
- private:
-  static absl::Status Corrupt() {
-    return absl::InternalError(
-        "cannot read the compiled program's shardings: malformed protobuf");
-  }
-  absl::string_view data_;
-  size_t pos_ = 0;
+  explicit Reader(absl::string_view data)
+      : ProtoReader(data, "the compiled program's shardings") {}
 };
-
-// A repeated integer field, packed or not.
-absl::Status AppendInts(const Field& field, std::vector<int64_t>* out) {
-  if (field.wire == 0) {
-    out->push_back(static_cast<int64_t>(field.varint));
-    return absl::OkStatus();
-  }
-  Reader packed(field.bytes);
-  while (!packed.done()) {
-    uint64_t v;
-    if (!packed.Varint(&v)) {
-      return absl::InternalError("malformed packed integers in OpSharding");
-    }
-    out->push_back(static_cast<int64_t>(v));
-  }
-  return absl::OkStatus();
-}
 
 struct OpSharding {
   int64_t type = kTypeReplicated;
@@ -118,16 +50,22 @@ absl::StatusOr<OpSharding> Parse(absl::string_view proto) {
     absl::Status status;
     switch (field->number) {
       case kShardingType: s.type = static_cast<int64_t>(field->varint); break;
-      case kShardingTileDims: status = AppendInts(*field, &s.tile_dims); break;
-      case kShardingTileDevices: status = AppendInts(*field, &s.devices); break;
+      case kShardingTileDims:
+        status = AppendProtoInts(*field, &s.tile_dims);
+        break;
+      case kShardingTileDevices:
+        status = AppendProtoInts(*field, &s.devices);
+        break;
       case kShardingTuple: s.tuple.push_back(field->bytes); break;
       case kShardingReplicateLast: s.replicate_last = field->varint != 0; break;
-      case kShardingLastTileDims: status = AppendInts(*field, &s.last_dims); break;
+      case kShardingLastTileDims:
+        status = AppendProtoInts(*field, &s.last_dims);
+        break;
       case kShardingIotaReshapeDims:
-        status = AppendInts(*field, &s.iota_dims);
+        status = AppendProtoInts(*field, &s.iota_dims);
         break;
       case kShardingIotaTransposePerm:
-        status = AppendInts(*field, &s.iota_perm);
+        status = AppendProtoInts(*field, &s.iota_perm);
         break;
       default: break;
     }
