@@ -11,12 +11,12 @@
 #include "gtest/gtest.h"
 #include "test/cpp/execution_test_util.h"
 #include "test/cpp/golden_util.h"
+#include "torch_xla/csrc/ir/data.h"
 #include "torch_xla/csrc/ir/graph_rewrite.h"
 #include "torch_xla/csrc/ir/loop_partition.h"
 #include "torch_xla/csrc/ir/subgraph.h"
 #include "torch_xla/csrc/lowering/lowering_context.h"
 #include "torch_xla/csrc/metrics/metrics.h"
-#include "torch_xla/csrc/placeholder/placeholder.h"
 #include "torch_xla/csrc/tensor/host_constants.h"
 
 namespace torch_xla {

@@ -7,8 +7,8 @@
 
 #include "gtest/gtest.h"
 #include "torch_xla/csrc/ir/builder.h"
+#include "torch_xla/csrc/ir/data.h"
 #include "torch_xla/csrc/lowering/lowering_context.h"
-#include "torch_xla/csrc/placeholder/placeholder.h"
 #include "torch_xla/csrc/tensor/graph_executor.h"
 #include "torch_xla/csrc/tensor/xla_tensor.h"
 #include "test/cpp/golden_util.h"

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 
 #include "torch_xla/csrc/ir/shape.h"
 #include "torch_xla/csrc/ir/sharding.h"
@@ -56,6 +57,21 @@ class Data {
 };
 
 using DataPtr = std::shared_ptr<Data>;
+
+// A placeholder: shape and dtype, no buffer, no host bytes. It lowers to a
+// computation parameter keyed by its unique data ID like any leaf, never
+// allocates, and every attempt to read its value is an error. Tracing a
+// function on placeholders is how a loop body or a staged function becomes
+// a sub-graph (docs/placeholders_and_lowering.md).
+class PlaceholderData final : public Data {
+ public:
+  explicit PlaceholderData(Shape shape)
+      : Data(std::move(shape), DataKind::kPlaceholder) {}
+};
+
+inline DataPtr MakePlaceholder(Shape shape) {
+  return std::make_shared<PlaceholderData>(std::move(shape));
+}
 
 }  // namespace torch_xla
 
