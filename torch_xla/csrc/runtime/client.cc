@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "torch_xla/csrc/metrics/metrics.h"
+#include "torch_xla/csrc/runtime/device_threads.h"
 #include "torch_xla/csrc/runtime/host_heap.h"
 #include "torch_xla/csrc/runtime/plugin.h"
 #include "torch_xla/csrc/runtime/xla_flags.h"
@@ -127,7 +128,12 @@ absl::StatusOr<std::unique_ptr<Client>> Client::Create(
   args.create_options = create_options.data();
   args.num_options = create_options.size();
   SetKeyValueCallbacks(&args);
-  PJRT_RETURN_IF_ERROR(*api, PJRT_Client_Create, args);
+  {
+    // The plugin's device threads start here and inherit SCHED_BATCH, so
+    // that they never preempt the dispatching thread (device_threads.h).
+    ScopedDeviceThreadPolicy device_threads(options.device_type);
+    PJRT_RETURN_IF_ERROR(*api, PJRT_Client_Create, args);
+  }
 
   std::unique_ptr<Client> client(new Client(
       *api, OwnedClient(args.client, ClientDeleter{*api}), options.device_type));
