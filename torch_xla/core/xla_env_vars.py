@@ -11,6 +11,9 @@ work, and libtpu reads the TPU ones itself.
 # Read by this runtime (torch_xla/csrc/runtime, torch_xla/runtime.py, ...).
 PJRT_DEVICE = "PJRT_DEVICE"  # CPU (default) | CUDA | TPU
 CPU_NUM_DEVICES = "CPU_NUM_DEVICES"  # number of CPU devices (default 1)
+# "0": the CPU plugin's threads keep the normal policy, not SCHED_BATCH
+# (docs/execution_pipeline.md, "When Execute returns").
+CPU_SCHED_BATCH = "TORCH_XLA_CPU_SCHED_BATCH"
 PJRT_PLUGIN_LIBRARY_PATH = "PJRT_PLUGIN_LIBRARY_PATH"  # a plugin .so to load
 XLA_USE_SPMD = "XLA_USE_SPMD"  # 1: SPMD mode, as xr.use_spmd()
 # Extra folders searched for plugin packages (':'-separated), before sys.path.
