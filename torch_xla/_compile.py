@@ -23,8 +23,8 @@ before it compiles or runs any graph:
     that graph compiles, naming the function and the likely cause (which
     input shape or dtype changed, else which non-tensor argument, else the
     traced operations).
-  - name= (default: fn's __name__) names the graph: the module name in
-    `_get_xla_tensors_hlo`-style dumps and TORCH_XLA_DUMP_HLO_DIR files
+  - name= (default: fn's __name__) names the graph: the module name of
+    the StableHLO it compiles, in TORCH_XLA_DUMP_HLO_DIR files
     (<name>_<n>.mlir), and the metrics CompileTime.<name> and
     ExecuteTime.<name>.
 

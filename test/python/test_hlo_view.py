@@ -54,6 +54,8 @@ def test_matmul_shows_the_compiled_dot_and_runs_nothing():
   module = xm.get_stablehlo([y])
   assert "stablehlo.dot_general" in module and "stablehlo.sine" in module
   assert _XLAC._get_stablehlo([y]).decode() == module
+  assert xm.get_stablehlo(y) == module
+  assert "stablehlo.sine" in xm.get_stablehlo()  # every live tensor
   torch.testing.assert_close(y.cpu(), torch.sin(a @ b), rtol=1e-5, atol=1e-5)
 
 

@@ -49,8 +49,8 @@ def get_stablehlo(tensors=None) -> str:
   parameters.
 
   Args:
-    tensors: 'xla' tensors whose pending values are the module's results.
-      None or empty: every live 'xla' tensor.
+    tensors: 'xla' tensors (or one tensor) whose pending values are the
+      module's results. None or empty: every live 'xla' tensor.
 
   Returns:
     The module's text.
@@ -60,6 +60,8 @@ def get_stablehlo(tensors=None) -> str:
     >>> 'stablehlo.sine' in xm.get_stablehlo([y])
     True
   """
+  if isinstance(tensors, torch.Tensor):
+    tensors = [tensors]
   return _XLAC._get_stablehlo(list(tensors or []), "", [],
                               False).decode("utf-8")
 
