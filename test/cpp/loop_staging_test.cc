@@ -1,8 +1,8 @@
 // Staging a traced loop body: loop invariants and backward residuals
-// (ir/loop_partition.h), graph rewrites, trace keys, a While whose body was
-// traced on placeholders (golden text and execution), and host scalars
-// inlined as constants (tensor/host_constants.h), and an accumulation While
-// whose carried buffer is donated to its result.
+// (rewrites/loop_partition.h), value replacement (ir/replace_values.h),
+// trace keys, a While whose body was traced on placeholders (golden text and
+// execution), host scalars inlined as constants (tensor/host_constants.h),
+// and an accumulation While whose carried buffer is donated to its result.
 
 #include <ostream>
 #include <string>
@@ -12,11 +12,11 @@
 #include "test/cpp/execution_test_util.h"
 #include "test/cpp/golden_util.h"
 #include "torch_xla/csrc/ir/data.h"
-#include "torch_xla/csrc/ir/graph_rewrite.h"
-#include "torch_xla/csrc/ir/loop_partition.h"
+#include "torch_xla/csrc/ir/replace_values.h"
 #include "torch_xla/csrc/ir/subgraph.h"
 #include "torch_xla/csrc/lowering/lowering_context.h"
 #include "torch_xla/csrc/metrics/metrics.h"
+#include "torch_xla/csrc/rewrites/loop_partition.h"
 #include "torch_xla/csrc/tensor/host_constants.h"
 
 namespace torch_xla {

@@ -13,7 +13,7 @@
 #include "test/cpp/ir_test_util.h"
 #include "torch_xla/csrc/ir/node.h"
 #include "torch_xla/csrc/lowering/lowering_context.h"
-#include "torch_xla/csrc/lowering/summed_dots.h"
+#include "torch_xla/csrc/rewrites/summed_dots.h"
 
 namespace torch_xla {
 namespace {

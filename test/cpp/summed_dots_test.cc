@@ -1,4 +1,4 @@
-// Sums of matrix products folded into one product (lowering/summed_dots.h):
+// Sums of matrix products folded into one product (rewrites/summed_dots.h):
 // which sums fold, the folded graph's structure, and, through the CPU
 // plugin, that the folded sum has the unfolded one's values.
 
@@ -9,7 +9,7 @@
 #include "test/cpp/execution_test_util.h"
 #include "torch_xla/csrc/ir/builder.h"
 #include "torch_xla/csrc/lowering/lowering_context.h"
-#include "torch_xla/csrc/lowering/summed_dots.h"
+#include "torch_xla/csrc/rewrites/summed_dots.h"
 
 namespace torch_xla {
 namespace {

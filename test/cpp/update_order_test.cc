@@ -1,5 +1,5 @@
 // In-place updates ordered after the other readers of the old value
-// (lowering/update_order.h): which readers a barrier waits for, the lowered
+// (rewrites/update_order.h): which readers a barrier waits for, the lowered
 // barrier, and, through the CPU plugin, that XLA then updates without
 // copying and the values are right.
 
@@ -11,8 +11,8 @@
 #include "torch_xla/csrc/ir/builder.h"
 #include "torch_xla/csrc/ir/graph_walk.h"
 #include "torch_xla/csrc/lowering/lowering_context.h"
-#include "torch_xla/csrc/lowering/update_order.h"
 #include "torch_xla/csrc/metrics/metrics.h"
+#include "torch_xla/csrc/rewrites/update_order.h"
 #include "torch_xla/csrc/runtime/client.h"
 #include "torch_xla/csrc/tensor/device_data.h"
 #include "torch_xla/csrc/tensor/graph_executor.h"

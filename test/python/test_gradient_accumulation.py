@@ -116,7 +116,7 @@ def test_adds_to_existing_grads_and_donates_them():
 def test_manual_loop_computes_each_weight_gradient_as_one_product(dtype, tol):
   # The manual loop traced into one graph sums each weight's gradient over
   # the micro-batches; the module computes each sum as one product over the
-  # concatenated micro-batches (lowering/summed_dots.h), so per micro-batch
+  # concatenated micro-batches (rewrites/summed_dots.h), so per micro-batch
   # only the forward's 2 products and the backward's input gradient remain.
   torch.manual_seed(0)
   eager = nn.Sequential(nn.Linear(64, 256), nn.ReLU(),

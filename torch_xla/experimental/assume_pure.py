@@ -9,7 +9,7 @@ runs once on placeholder tensors (shape and dtype, no data). PyTorch's
 autograd runs on those lazy tensors, so `torch.autograd.grad` of the
 traced outputs with placeholder incoming gradients gives the backward as
 lazy IR too. The graph is partitioned as scan's is (`_saved_for_backward`,
-ir/loop_partition.h): the forward values the backward reads become the
+rewrites/loop_partition.h): the forward values the backward reads become the
 forward's extra results (*residuals*). The forward and the backward are
 closed into two sub-graphs and cached.
 

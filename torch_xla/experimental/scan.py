@@ -10,7 +10,7 @@ runs on those lazy tensors, so `torch.autograd.grad` of the traced outputs,
 with placeholder incoming gradients, gives the backward body as lazy IR too.
 
 The two graphs share nodes. Partitioning is an IR analysis in C++
-(ir/loop_partition.h): the forward values the backward reads are the
+(rewrites/loop_partition.h): the forward values the backward reads are the
 *residuals* the forward loop stacks per iteration (`default_partition`:
 all of them; `min_cut_rematerialization_partition`: only outputs of
 expensive ops, with elementwise and shape ops recomputed in the backward

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "torch_xla/csrc/ir/builder.h"
 #include "torch_xla/csrc/ir/graph_hash.h"
-#include "torch_xla/csrc/ir/graph_rewrite.h"
+#include "torch_xla/csrc/ir/replace_values.h"
 #include "torch_xla/csrc/ir/status_macros.h"
 
 namespace torch_xla {

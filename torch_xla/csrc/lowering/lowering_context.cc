@@ -9,8 +9,8 @@
 #include "torch_xla/csrc/lowering/emitter.h"
 #include "torch_xla/csrc/lowering/lower_rules.h"
 #include "torch_xla/csrc/lowering/mlir_text.h"
-#include "torch_xla/csrc/lowering/summed_dots.h"
-#include "torch_xla/csrc/lowering/update_order.h"
+#include "torch_xla/csrc/rewrites/summed_dots.h"
+#include "torch_xla/csrc/rewrites/update_order.h"
 
 namespace torch_xla {
 
@@ -276,7 +276,7 @@ absl::StatusOr<std::string> LoweringContext::HloText() const {
   }
   absl::StrAppend(&out, ") {\n");
 
-  // Body: the graph with its sums of products folded (lowering/summed_dots.h;
+  // Body: the graph with its sums of products folded (rewrites/summed_dots.h;
   // the same data leaves, so the same parameters). Not when partitioned: the
   // folded operands are concatenated along their batch dim, which SPMD
   // shards, and the partitioner would gather them.

@@ -22,7 +22,7 @@
 #include "torch_xla/csrc/ir/graph_walk.h"
 #include "torch_xla/csrc/ir/node.h"
 #include "torch_xla/csrc/lowering/emitter.h"
-#include "torch_xla/csrc/lowering/update_order.h"
+#include "torch_xla/csrc/rewrites/update_order.h"
 
 namespace torch_xla {
 
@@ -96,7 +96,7 @@ class LoweringContext {
   absl::Status CheckResult(int64_t result_index) const;
   // Lowers `graph` (computing `results`, the built results rewritten) with
   // each aliased parameter's update ordered after the other readers of its
-  // old value (lowering/update_order.h), so that XLA updates it in place
+  // old value (rewrites/update_order.h), so that XLA updates it in place
   // instead of copying it first.
   absl::Status LowerInPlaceUpdatesLast(const PostOrder& graph,
                                        absl::Span<const Value> results,

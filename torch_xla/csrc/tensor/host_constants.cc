@@ -4,8 +4,8 @@
 #include <cstring>
 
 #include "torch_xla/csrc/ir/builder.h"
-#include "torch_xla/csrc/ir/graph_rewrite.h"
 #include "torch_xla/csrc/ir/graph_walk.h"
+#include "torch_xla/csrc/ir/replace_values.h"
 #include "torch_xla/csrc/tensor/device_data.h"
 
 namespace torch_xla {

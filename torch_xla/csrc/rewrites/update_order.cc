@@ -1,4 +1,4 @@
-#include "torch_xla/csrc/lowering/update_order.h"
+#include "torch_xla/csrc/rewrites/update_order.h"
 
 #include <algorithm>
 

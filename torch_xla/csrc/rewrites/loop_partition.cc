@@ -1,4 +1,4 @@
-#include "torch_xla/csrc/ir/loop_partition.h"
+#include "torch_xla/csrc/rewrites/loop_partition.h"
 
 #include <algorithm>
 

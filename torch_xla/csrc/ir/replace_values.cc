@@ -1,4 +1,4 @@
-#include "torch_xla/csrc/ir/graph_rewrite.h"
+#include "torch_xla/csrc/ir/replace_values.h"
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"

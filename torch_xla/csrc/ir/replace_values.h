@@ -1,9 +1,13 @@
-#ifndef TORCH_XLA_CSRC_IR_GRAPH_REWRITE_H_
-#define TORCH_XLA_CSRC_IR_GRAPH_REWRITE_H_
+#ifndef TORCH_XLA_CSRC_IR_REPLACE_VALUES_H_
+#define TORCH_XLA_CSRC_IR_REPLACE_VALUES_H_
 
 // Replacing values in a graph. Nodes are immutable, so a rewrite rebuilds,
 // bottom-up, only the nodes that depend on a replaced value; everything else
 // is shared with the original graph, which stays valid.
+//
+// The substitution primitive under the graph rewrites (rewrites/), kept in
+// ir/ because SubGraph::CreateFromDataLeaves builds on it; the rewrites that
+// decide what to replace live in rewrites/.
 
 #include <cstdint>
 #include <utility>
@@ -41,4 +45,4 @@ absl::StatusOr<std::vector<Value>> ReplaceValues(
 
 }  // namespace torch_xla
 
-#endif  // TORCH_XLA_CSRC_IR_GRAPH_REWRITE_H_
+#endif  // TORCH_XLA_CSRC_IR_REPLACE_VALUES_H_

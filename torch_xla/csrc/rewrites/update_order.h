@@ -1,5 +1,5 @@
-#ifndef TORCH_XLA_CSRC_LOWERING_UPDATE_ORDER_H_
-#define TORCH_XLA_CSRC_LOWERING_UPDATE_ORDER_H_
+#ifndef TORCH_XLA_CSRC_REWRITES_UPDATE_ORDER_H_
+#define TORCH_XLA_CSRC_REWRITES_UPDATE_ORDER_H_
 
 // Ordering an in-place update after the other readers of the old value.
 //
@@ -47,4 +47,4 @@ UpdateOrder OrderInPlaceUpdates(
 
 }  // namespace torch_xla
 
-#endif  // TORCH_XLA_CSRC_LOWERING_UPDATE_ORDER_H_
+#endif  // TORCH_XLA_CSRC_REWRITES_UPDATE_ORDER_H_

@@ -1,5 +1,5 @@
-#ifndef TORCH_XLA_CSRC_LOWERING_SUMMED_DOTS_H_
-#define TORCH_XLA_CSRC_LOWERING_SUMMED_DOTS_H_
+#ifndef TORCH_XLA_CSRC_REWRITES_SUMMED_DOTS_H_
+#define TORCH_XLA_CSRC_REWRITES_SUMMED_DOTS_H_
 
 // Sums of matrix products folded into one product over concatenated
 // operands. A gradient accumulation loop traced into one graph sums each
@@ -36,4 +36,4 @@ absl::StatusOr<std::vector<Value>> FoldSummedDots(
 
 }  // namespace torch_xla
 
-#endif  // TORCH_XLA_CSRC_LOWERING_SUMMED_DOTS_H_
+#endif  // TORCH_XLA_CSRC_REWRITES_SUMMED_DOTS_H_

@@ -1,5 +1,5 @@
-#ifndef TORCH_XLA_CSRC_IR_LOOP_PARTITION_H_
-#define TORCH_XLA_CSRC_IR_LOOP_PARTITION_H_
+#ifndef TORCH_XLA_CSRC_REWRITES_LOOP_PARTITION_H_
+#define TORCH_XLA_CSRC_REWRITES_LOOP_PARTITION_H_
 
 // Cutting a traced loop body out of the graph it was traced in.
 //
@@ -60,4 +60,4 @@ uint64_t TraceKey(absl::Span<const Value> roots,
 
 }  // namespace torch_xla
 
-#endif  // TORCH_XLA_CSRC_IR_LOOP_PARTITION_H_
+#endif  // TORCH_XLA_CSRC_REWRITES_LOOP_PARTITION_H_

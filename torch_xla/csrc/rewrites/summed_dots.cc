@@ -1,4 +1,4 @@
-#include "torch_xla/csrc/lowering/summed_dots.h"
+#include "torch_xla/csrc/rewrites/summed_dots.h"
 
 #include <cstdint>
 #include <optional>
