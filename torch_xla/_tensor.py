@@ -17,7 +17,10 @@ of a value.
 This module makes the one Python -> C++ hook: `_XLAC._register_python_types`
 hands the C++ bindings this tensor class and the torch dtypes by code, so
 C++ can create 'xla' tensors and read dtypes without importing private
-Python.
+Python. Every 'xla' tensor is made in one place, the C++ WrapTensor
+(csrc/python/torch_tensor.cc): the fast rules call it, and `wrap`,
+`wrap_view` and `XlaTensor(handle)` here go through `_XLAC._wrap` and
+`_XLAC._wrap_view`. It also refuses a device this process does not have.
 
 Aliasing: tensors that share all of their data (detach, alias, in-place
 results) share the same `_xt`, so an in-place update through one is seen by
@@ -39,36 +42,6 @@ import torch
 
 from torch_xla import _XLAC, _dtypes
 
-# torch.device objects by ordinal, each made (and checked) once: use
-# _device(i).
-_DEVICES = []
-
-
-def _device(index: int) -> torch.device:
-  return (_DEVICES[index] if 0 <= index < len(_DEVICES) else
-          _checked_device(index))
-
-
-def _checked_device(index: int) -> torch.device:
-  """torch.device('xla', index), raising when this process has no such
-  device: a tensor made there must fail when it is made, not at its first
-  op (the C++ wrapper, python/torch_tensor.cc, says the same)."""
-  try:
-    count = len(_XLAC._runtime.devices())
-  except Exception:  # pylint: disable=broad-except
-    count = None  # no runtime: the first op raises and says why
-  if count is not None and not 0 <= index < count:
-    last = f" to xla:{count - 1}" if count > 1 else ""
-    raise RuntimeError(
-        f"device xla:{index} does not exist: this process has {count} XLA "
-        f"device{'' if count == 1 else 's'} (xla:0{last}). Use an index "
-        f"below {count} (torch_xla.runtime.addressable_device_count())")
-  while len(_DEVICES) <= index:
-    _DEVICES.append(torch.device("xla", len(_DEVICES)))
-  return _DEVICES[index]
-
-_from_code = _dtypes.TORCH_DTYPES
-_make_wrapper = torch.Tensor._make_wrapper_subclass
 _base_data = torch._C.TensorBase.data
 
 
@@ -79,13 +52,12 @@ class XlaTensor(torch.Tensor):
 
   @staticmethod
   def __new__(cls, xt, requires_grad=False):
-    t = _make_wrapper(
-        cls,
-        xt.dims,
-        dtype=_from_code[xt.dtype],
-        device=_device(xt.device),
-        requires_grad=requires_grad)
-    t._xt = xt
+    if cls is not XlaTensor:
+      raise TypeError(f"{cls.__name__}: subclasses of XlaTensor are not "
+                      f"supported; 'xla' tensors are XlaTensor")
+    t = _XLAC._wrap(xt)
+    if requires_grad:
+      t.requires_grad_()
     return t
 
   __torch_function__ = torch._C._disabled_torch_function_impl
@@ -155,10 +127,7 @@ _XLAC._register_python_types(tensor_class=XlaTensor,
 
 def wrap(xt) -> XlaTensor:
   """A new torch tensor for a C++ handle."""
-  t = _make_wrapper(
-      XlaTensor, xt.dims, dtype=_from_code[xt.dtype], device=_device(xt.device))
-  t._xt = xt
-  return t
+  return _XLAC._wrap(xt)
 
 
 def wrap_view(xt, base: XlaTensor, forward, inverse, strides=None,
@@ -170,17 +139,9 @@ def wrap_view(xt, base: XlaTensor, forward, inverse, strides=None,
   `contiguous()` and `reshape()` copy a non-contiguous view, as in eager,
   instead of aliasing it.
   """
-  if strides is None:
-    t = wrap(xt)
-    strides = t.stride()
-  else:
-    t = _make_wrapper(XlaTensor, xt.dims, strides=strides,
-                      storage_offset=storage_offset,
-                      dtype=_from_code[xt.dtype], device=_device(xt.device))
-    t._xt = xt
-  t._view = _XLAC._view_info(xt, base._xt, base._view, forward, inverse,
-                             list(strides), storage_offset or 0)
-  return t
+  return _XLAC._wrap_view(xt, base._xt, base._view, forward, inverse,
+                          None if strides is None else list(strides),
+                          storage_offset or 0)
 
 
 def xt_of(t):

@@ -43,14 +43,7 @@ def alias_of(x: XlaTensor) -> XlaTensor:
   """A new torch tensor sharing x's value (in-place updates are shared),
   with x's view metadata (strides too: composites like contiguous() read
   them to decide whether to copy)."""
-  if x._view is None:
-    return wrap(x._xt)
-  t = torch.Tensor._make_wrapper_subclass(
-      XlaTensor, x.shape, strides=x.stride(),
-      storage_offset=x.storage_offset(), dtype=x.dtype, device=x.device)
-  t._xt = x._xt
-  t._view = x._view
-  return t
+  return _XLAC._wrap(x._xt, x._view)
 
 
 def _device_index(device) -> int:

@@ -77,24 +77,6 @@ void InitViewBindings(py::module_& m) {
       .def_property_readonly(
           "depth", [](const ViewInfo& view) { return view.chain.size(); });
   m.def(
-      "_view_info",
-      [](const XlaTensorPtr& handle, const XlaTensorPtr& base,
-         const ViewInfoPtr& base_view, py::object forward, py::object inverse,
-         std::vector<int64_t> strides, int64_t storage_offset) {
-        ViewInfoPtr view = ExtendView(
-            base, base_view,
-            PythonViewStep(std::move(forward), std::move(inverse)),
-            std::move(strides), storage_offset);
-        handle->set_view(view);
-        return view;
-      },
-      py::arg("handle"), py::arg("base"), py::arg("base_view").none(true),
-      py::arg("forward"), py::arg("inverse"), py::arg("strides"),
-      py::arg("storage_offset"),
-      "The view info of `handle`, a view of `base` (handle, and its own view "
-      "info or None) one Python step further: forward(base) -> view and "
-      "inverse(base, new_view) -> new base, both on handles.");
-  m.def(
       "_view_refresh",
       [](const XlaTensorPtr& handle, ViewInfo& view) {
         RefreshView(handle, view);
