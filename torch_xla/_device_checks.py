@@ -65,28 +65,25 @@ def before_read(x) -> None:
   """Called before a read of `x`: computes this step's codes with `x` (one
   execution, as the read needs anyway) and reads them and those of the
   steps already launched."""
-  with _lock:
-    this_step = list(pending.values())
-    pending.clear()
-    earlier = list(launched) + this_step
-    launched.clear()
-  if this_step:
-    _XLAC._xla_sync_multi([x] + [wrap(code) for code, _ in this_step], [],
-                          False, False)
-  _raise_first(earlier)
+  _read_all([x])
 
 
 def wait_all() -> None:
   """xm.wait_device_ops: every check, this step's pending ones computed by
   their own small sync."""
+  _read_all([])
+
+
+def _read_all(with_tensors) -> None:
   with _lock:
     this_step = list(pending.values())
     pending.clear()
     earlier = list(launched) + this_step
     launched.clear()
   if this_step:
-    _XLAC._xla_sync_multi([wrap(code) for code, _ in this_step], [], False,
-                          False)
+    _XLAC._xla_sync_multi(
+        list(with_tensors) + [wrap(code) for code, _ in this_step], [],
+        False, False)
   _raise_first(earlier)
 
 
