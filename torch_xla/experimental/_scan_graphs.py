@@ -182,7 +182,7 @@ class Staged:
       residuals = _XLAC._saved_for_backward(
           backward, primal_ids, [v.id for v in trace.xs] + [
               v.id for v in inputs
-          ], tangent_ids, rematerialize)
+          ], tangent_ids, rematerialize, forward_roots=forward)
     x_ids = {v.id: j for j, v in enumerate(trace.xs)}
     # Residuals that are slices of xs are read from xs in the backward.
     self.saved = []  # ("stack", k) | ("xs", j) per residual

@@ -428,7 +428,8 @@ def _trace(target, flat, structure, tensors, num_extra, device, with_grad):
   tangent_ids = [v.id for v in tangents]
   residuals = _XLAC._saved_for_backward(backward, variable_ids,
                                         [v.id for v in variables],
-                                        tangent_ids, False)
+                                        tangent_ids, False,
+                                        forward_roots=forward)
   residual_vars = [Variable(h.dims, h.dtype, device) for h in residuals]
   backward = _XLAC._replace(backward, residuals,
                             [v.handle for v in residual_vars])

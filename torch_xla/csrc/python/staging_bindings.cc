@@ -168,15 +168,18 @@ void InitStagingBindings(py::module_& m) {
       "_saved_for_backward",
       [](const py::iterable& roots, const std::vector<int64_t>& primals,
          const std::vector<int64_t>& available,
-         const std::vector<int64_t>& tangents, bool rematerialize) {
+         const std::vector<int64_t>& tangents, bool rematerialize,
+         const py::iterable& forward_roots) {
         Values r = ToValues(roots);
+        Values forward = ToValues(forward_roots);
         return ToTensors(
             SavedForBackward(r.values, ToIdSet(primals), ToIdSet(available),
-                             ToIdSet(tangents), rematerialize),
+                             ToIdSet(tangents), rematerialize, forward.values),
             r.device);
       },
       py::arg("roots"), py::arg("primals"), py::arg("available"),
-      py::arg("tangents"), py::arg("rematerialize"));
+      py::arg("tangents"), py::arg("rematerialize"),
+      py::arg("forward_roots") = py::list());
   m.def(
       "_trace_key",
       [](const py::iterable& roots, const std::vector<int64_t>& variables) {

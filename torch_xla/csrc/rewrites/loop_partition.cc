@@ -123,7 +123,8 @@ std::vector<Value> SavedForBackward(absl::Span<const Value> backward_roots,
                                     const DataIdSet& primals,
                                     const DataIdSet& available,
                                     const DataIdSet& tangents,
-                                    bool rematerialize) {
+                                    bool rematerialize,
+                                    absl::Span<const Value> forward_roots) {
   PostOrder order = ComputePostOrder(backward_roots);
   std::vector<char> primal = DependsOn(order, primals);
   std::vector<char> tangent = DependsOn(order, tangents);
@@ -136,10 +137,27 @@ std::vector<Value> SavedForBackward(absl::Span<const Value> backward_roots,
     int64_t p = order.PositionOf(v.node.get());
     return primal[p] && !tangent[p];
   };
+  // The forward's own values (those `forward_roots` use; all, when none
+  // are given).
+  absl::flat_hash_set<const Node*> in_forward;
+  for (const Node* node : ComputePostOrder(forward_roots).nodes) {
+    in_forward.insert(node);
+  }
+  auto forward_computes = [&](const Value& v) {
+    return forward_roots.empty() || in_forward.contains(v.node.get());
+  };
+  // default_partition saves the forward's activations (functorch's does:
+  // none is recomputed); what only the backward formulas compute from them
+  // (cos(x) for sin) is computed in the backward. Views, and type
+  // conversions of what the backward has anyway (a weight slice cast under
+  // autocast), are redone there instead of stored a second time.
   auto recompute = [&](const Value& v) {
-    return CheapToRecompute(*v.node) &&
-           (rematerialize || RearrangesOnly(*v.node) ||
-            !needs_scarce[order.PositionOf(v.node.get())]);
+    if (!CheapToRecompute(*v.node)) return false;
+    if (rematerialize || RearrangesOnly(*v.node) || !forward_computes(v)) {
+      return true;
+    }
+    return v.node->kind() == OpKind::kConvert &&
+           !needs_scarce[order.PositionOf(v.node.get())];
   };
   std::vector<Value> needed;
   for (size_t i = 0; i < order.nodes.size(); ++i) {

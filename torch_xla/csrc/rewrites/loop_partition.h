@@ -35,11 +35,14 @@ std::vector<Value> LoopInvariants(absl::Span<const Value> roots,
 
 // The forward values the backward graph `backward_roots` reads: values that
 // depend on a primal variable and on no tangent (incoming gradient), used by
-// a tangent-dependent node or returned directly. `available` primals (the
-// slices of the scanned inputs) are at hand in the backward anyway, so cheap
-// values computed from them alone (a transposed weight slice) are
-// recomputed there, not saved; so are reshapes, transposes, broadcasts and
-// slices of saved values. With `rematerialize`, every cheap value
+// a tangent-dependent node or returned directly. The forward's values
+// (those `forward_roots` use; all values when it is empty) are saved, as
+// functorch's default_partition saves activations; cheap values only the
+// backward formulas compute are computed in the backward, and so are views
+// (reshapes, transposes, broadcasts, slices) of saved values and type
+// conversions of values computed from `available` primals alone (the
+// slices of the scanned inputs, at hand in the backward anyway: a weight
+// slice cast under autocast). With `rematerialize`, every cheap value
 // (elementwise, shape and data-movement ops) is recomputed from its
 // operands, so only the outputs of expensive ops (dot_general, reduce,
 // gather, scatter, rng, while) and primal variables are saved. In walk
@@ -48,7 +51,8 @@ std::vector<Value> SavedForBackward(absl::Span<const Value> backward_roots,
                                     const DataIdSet& primals,
                                     const DataIdSet& available,
                                     const DataIdSet& tangents,
-                                    bool rematerialize);
+                                    bool rematerialize,
+                                    absl::Span<const Value> forward_roots = {});
 
 // A structural key of a traced body: the graph hash of `roots` plus which
 // leaves are which of `variables` (in order). Two traces with equal keys are
