@@ -272,7 +272,8 @@ def test_kv_cache_index_copy_is_in_place_and_donated():
     cache.index_copy_(2, _idx([pos]).to(XLA), k.to(XLA))
     torch_xla.sync()
   assert (cache._xt.id, cache._xt.alias_id) == (tensor_id, alias_id)
-  assert int(met.metric_data("InputOutputAliasCount")[1]) == 3
+  # One graph for the three positions (the position is data), one alias.
+  assert met.metric_data("InputOutputAliasCount")[:2] == (1, 1.0)
   torch.testing.assert_close(cache.cpu(), cache_cpu)
 
 

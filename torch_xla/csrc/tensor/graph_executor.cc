@@ -45,15 +45,10 @@ std::mutex& SyncMutex() {
 // its tensors.
 absl::Status FinishGroup(PreparedGroup& prepared,
                          std::vector<std::vector<BufferPtr>> outputs) {
-  static metrics::Metric* alias_count =
-      metrics::GetMetric("InputOutputAliasCount");
   const SyncGroup& group = *prepared.group;
   const Donation& donation = prepared.donation;
   const bool spmd = prepared.spmd;
   const std::shared_ptr<CompiledGraph>& compiled = prepared.compiled;
-  alias_count->Add(
-      static_cast<double>(donation.aliases.size() + donation.donors.size()));
-
   // One DeviceData per result, shared by the tensors computing it; under
   // SPMD it holds each device's buffer.
   std::vector<std::shared_ptr<DeviceData>> data(outputs[0].size());
@@ -371,6 +366,11 @@ absl::Status TensorToHost(const XlaTensorPtr& tensor, void* dst,
   absl::Status readable = tensor->CheckReadable();
   if (!readable.ok()) return readable;
   if (tensor->state() == TensorState::kIrValue) {
+    // A view a sync re-derived from a root that holds data (a transposed
+    // gradient): the root's bytes, rearranged, with no program to run.
+    TXLA_ASSIGN_OR_RETURN(bool read,
+                          ReadViewOnHost(*tensor, dst, dst_size, TensorToHost));
+    if (read) return absl::OkStatus();
     absl::Status synced = SyncTensors({tensor});
     if (!synced.ok()) return synced;
   }

@@ -253,6 +253,11 @@ absl::StatusOr<PreparedGroup> PrepareGroup(
     metrics::ScopedTimer scope_timer(ScopeCompileMetric());
     TXLA_ASSIGN_OR_RETURN(compiled, Compile(*client, context, group, spmd));
     GetCompileCache().Insert(key, compiled);
+    // Recorded per compiled graph, as upstream records it.
+    static metrics::Metric* alias_count =
+        metrics::GetMetric("InputOutputAliasCount");
+    alias_count->Add(
+        static_cast<double>(donation.aliases.size() + donation.donors.size()));
     // The compiler's scratch heap is free now; hand it back to the OS before
     // the program's own buffers are allocated, or it stays in the process
     // (glibc keeps freed heap) on top of every later peak.

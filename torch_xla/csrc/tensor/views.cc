@@ -1,6 +1,7 @@
 #include "torch_xla/csrc/tensor/views.h"
 
 #include <algorithm>
+#include <cstring>
 #include <unordered_set>
 #include <utility>
 
@@ -36,6 +37,10 @@ class ReshapeView final : public ViewStep {
     return Apply(view,
                  [&](Value v) { return MakeReshape(std::move(v), base_dims_); });
   }
+  bool RearrangeOnHost(HostArray* array) const override {
+    array->dims = dims_;  // row-major bytes stay as they are
+    return true;
+  }
 
  private:
   const std::vector<int64_t> dims_, base_dims_;
@@ -62,6 +67,36 @@ class PermuteView final : public ViewStep {
       const XlaTensorPtr& base, const XlaTensorPtr& view) const override {
     return Apply(view,
                  [&](Value v) { return MakeTranspose(std::move(v), inverse_); });
+  }
+  bool RearrangeOnHost(HostArray* array) const override {
+    const size_t rank = permutation_.size();
+    if (array->dims.size() != rank) return false;
+    std::vector<int64_t> strides(rank, 1);  // the base's, in elements
+    for (size_t d = rank; d-- > 1;) {
+      strides[d - 1] = strides[d] * array->dims[d];
+    }
+    std::vector<int64_t> dims(rank), step(rank);  // the view's, and how far
+    for (size_t i = 0; i < rank; ++i) {           // each of its dims moves
+      dims[i] = array->dims[permutation_[i]];     // in the base
+      step[i] = strides[permutation_[i]];
+    }
+    const int64_t size = array->element_size;
+    std::vector<uint8_t> out(array->bytes.size());
+    std::vector<int64_t> index(rank, 0);
+    int64_t from = 0;
+    for (size_t n = 0; n * size < out.size(); ++n) {
+      std::memcpy(out.data() + n * size, array->bytes.data() + from * size,
+                  size);
+      for (size_t d = rank; d-- > 0;) {  // odometer over the view's index
+        from += step[d];
+        if (++index[d] < dims[d]) break;
+        from -= step[d] * dims[d];
+        index[d] = 0;
+      }
+    }
+    array->dims = std::move(dims);
+    array->bytes = std::move(out);
+    return true;
   }
 
  private:
@@ -250,6 +285,35 @@ absl::StatusOr<XlaTensorPtr> CloneTensor(const XlaTensor& source) {
   }
   if (source.state() == TensorState::kDeleted) return source.CheckReadable();
   return XlaTensor::FromData(source.data(), source.device());
+}
+
+absl::StatusOr<bool> ReadViewOnHost(
+    const XlaTensor& handle, void* dst, int64_t dst_size,
+    const std::function<absl::Status(const XlaTensorPtr&, void*, int64_t)>&
+        read_root) {
+  std::shared_ptr<ViewInfo> view = handle.view();
+  if (view == nullptr || view->chain.empty() ||
+      view->root->state() != TensorState::kDeviceData ||
+      view->seen_version != view->root->version()) {
+    return false;
+  }
+  HostArray array;
+  array.dims = view->root->shape().dims;
+  array.element_size = DTypeByteSize(view->root->shape().dtype);
+  // Every step must rearrange on the host; try them on the shape first.
+  HostArray probe{array.dims, array.element_size, {}};
+  for (const ViewStepPtr& step : view->chain) {
+    if (!step->RearrangeOnHost(&probe)) return false;
+  }
+  if (probe.dims != handle.shape().dims ||
+      view->root->shape().byte_size() != dst_size) {
+    return false;
+  }
+  array.bytes.resize(dst_size);
+  TXLA_RETURN_IF_ERROR(read_root(view->root, array.bytes.data(), dst_size));
+  for (const ViewStepPtr& step : view->chain) step->RearrangeOnHost(&array);
+  std::memcpy(dst, array.bytes.data(), dst_size);
+  return true;
 }
 
 absl::Status RefreshView(XlaTensor& handle, ViewInfo& view) {

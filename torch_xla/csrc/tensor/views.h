@@ -17,6 +17,7 @@
 // view, its root and the chain as they were.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -28,9 +29,19 @@
 
 namespace torch_xla {
 
+// A dense array in host memory (row-major).
+struct HostArray {
+  std::vector<int64_t> dims;
+  int64_t element_size = 0;
+  std::vector<uint8_t> bytes;
+};
+
 class ViewStep {
  public:
   virtual ~ViewStep() = default;
+  // Rearranges `array` (the base's value) into the view's, for steps that
+  // only reorder elements (reshape, permute); false for the others.
+  virtual bool RearrangeOnHost(HostArray* array) const { return false; }
   // The view's value from its base's.
   virtual absl::StatusOr<XlaTensorPtr> Forward(
       const XlaTensorPtr& base) const = 0;
@@ -70,6 +81,15 @@ using ViewInfoPtr = std::shared_ptr<ViewInfo>;
 ViewInfoPtr ExtendView(const XlaTensorPtr& base_handle,
                        const ViewInfoPtr& base_view, ViewStepPtr step,
                        std::vector<int64_t> strides, int64_t storage_offset);
+
+// Reads the value of view `handle` without running a program, when its root
+// holds data (it is pending only because the sync re-derives views) and its
+// chain only reshapes and permutes: `read_root` reads the root's bytes and
+// they are rearranged here. Returns false (nothing written) otherwise.
+absl::StatusOr<bool> ReadViewOnHost(
+    const XlaTensor& handle, void* dst, int64_t dst_size,
+    const std::function<absl::Status(const XlaTensorPtr&, void*, int64_t)>&
+        read_root);
 
 // Re-derives `handle` (the view's own handle) from the root if the root
 // changed since the view last saw it.
