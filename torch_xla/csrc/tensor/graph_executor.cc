@@ -68,6 +68,12 @@ absl::Status FinishGroup(PreparedGroup& prepared,
   }
   for (size_t t = 0; t < group.tensors.size(); ++t) {
     const XlaTensorPtr& tensor = group.tensors[t];
+    // A tensor another thread wrote since this sync collected it (a loader
+    // thread's copy_ into a new tensor) keeps that newer value.
+    if (tensor->state() != TensorState::kIrValue ||
+        tensor->ir_value() != group.results[group.result_of_tensor[t]]) {
+      continue;
+    }
     std::shared_ptr<DeviceData>& result = data[group.result_of_tensor[t]];
     if (result->owner_alias_id() < 0) result->set_owner_alias_id(tensor->alias_id());
     absl::Status status = tensor->SetData(result);
