@@ -177,17 +177,11 @@ absl::Status Client::DiscoverDevices() {
     Device device;
     device.handle = list.addressable_devices[i];
     device.ordinal = static_cast<int>(i);
-    auto description = PJRT_ARGS(PJRT_Device_GetDescription);
-    description.device = device.handle;
-    PJRT_RETURN_IF_ERROR(api_, PJRT_Device_GetDescription, description);
-    auto id = PJRT_ARGS(PJRT_DeviceDescription_Id);
-    id.device_description = description.device_description;
-    PJRT_RETURN_IF_ERROR(api_, PJRT_DeviceDescription_Id, id);
-    device.id = id.id;
-    auto kind = PJRT_ARGS(PJRT_DeviceDescription_Kind);
-    kind.device_description = description.device_description;
-    PJRT_RETURN_IF_ERROR(api_, PJRT_DeviceDescription_Kind, kind);
-    device.kind = ToString(kind.device_kind, kind.device_kind_size);
+    absl::StatusOr<GlobalDevice> described =
+        DescribeDevice(device.handle, false);
+    if (!described.ok()) return described.status();
+    device.id = described->id;
+    device.kind = std::move(described->kind);
     devices_.push_back(std::move(device));
   }
   if (devices_.empty()) {
@@ -560,8 +554,6 @@ absl::Status Client::WaitForExecutions() {
   }
   return status;
 }
-
-
 
 absl::StatusOr<MemoryInfo> Client::GetMemoryInfo(int ordinal) const {
   absl::StatusOr<const Device*> device = GetDevice(ordinal);

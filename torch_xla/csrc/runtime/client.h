@@ -230,6 +230,11 @@ class Client {
   Client(const PJRT_Api* api, OwnedClient client, std::string device_type);
   absl::Status DiscoverDevices();
   absl::Status DiscoverGlobalDevices();
+  // What PJRT's description of `device` says (distributed.cc): its id,
+  // kind and, when `with_process_index`, the process that drives it (else
+  // 0).
+  absl::StatusOr<GlobalDevice> DescribeDevice(PJRT_Device* device,
+                                              bool with_process_index) const;
 
   const PJRT_Api* api_;
   OwnedClient client_;

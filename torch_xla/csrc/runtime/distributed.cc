@@ -192,6 +192,29 @@ absl::StatusOr<std::vector<GlobalDevice>> ExchangeDevices(
   return all;
 }
 
+absl::StatusOr<GlobalDevice> Client::DescribeDevice(
+    PJRT_Device* device, bool with_process_index) const {
+  auto description = PJRT_ARGS(PJRT_Device_GetDescription);
+  description.device = device;
+  PJRT_RETURN_IF_ERROR(api_, PJRT_Device_GetDescription, description);
+  GlobalDevice described;
+  auto id = PJRT_ARGS(PJRT_DeviceDescription_Id);
+  id.device_description = description.device_description;
+  PJRT_RETURN_IF_ERROR(api_, PJRT_DeviceDescription_Id, id);
+  described.id = id.id;
+  if (with_process_index) {
+    auto process = PJRT_ARGS(PJRT_DeviceDescription_ProcessIndex);
+    process.device_description = description.device_description;
+    PJRT_RETURN_IF_ERROR(api_, PJRT_DeviceDescription_ProcessIndex, process);
+    described.process_index = process.process_index;
+  }
+  auto kind = PJRT_ARGS(PJRT_DeviceDescription_Kind);
+  kind.device_description = description.device_description;
+  PJRT_RETURN_IF_ERROR(api_, PJRT_DeviceDescription_Kind, kind);
+  described.kind = std::string(kind.device_kind, kind.device_kind_size);
+  return described;
+}
+
 // The client's view of the job (a Client member, kept with the rest of the
 // multi-process logic).
 absl::Status Client::DiscoverGlobalDevices() {
@@ -205,23 +228,10 @@ absl::Status Client::DiscoverGlobalDevices() {
   if (list.num_devices > devices_.size()) {
     // The plugin knows the whole job (TPU, GPU with a KV store).
     for (size_t i = 0; i < list.num_devices; ++i) {
-      auto description = PJRT_ARGS(PJRT_Device_GetDescription);
-      description.device = list.devices[i];
-      PJRT_RETURN_IF_ERROR(api_, PJRT_Device_GetDescription, description);
-      GlobalDevice device;
-      auto id = PJRT_ARGS(PJRT_DeviceDescription_Id);
-      id.device_description = description.device_description;
-      PJRT_RETURN_IF_ERROR(api_, PJRT_DeviceDescription_Id, id);
-      device.id = id.id;
-      auto process = PJRT_ARGS(PJRT_DeviceDescription_ProcessIndex);
-      process.device_description = description.device_description;
-      PJRT_RETURN_IF_ERROR(api_, PJRT_DeviceDescription_ProcessIndex, process);
-      device.process_index = process.process_index;
-      auto kind = PJRT_ARGS(PJRT_DeviceDescription_Kind);
-      kind.device_description = description.device_description;
-      PJRT_RETURN_IF_ERROR(api_, PJRT_DeviceDescription_Kind, kind);
-      device.kind = std::string(kind.device_kind, kind.device_kind_size);
-      global_devices_.push_back(std::move(device));
+      absl::StatusOr<GlobalDevice> device =
+          DescribeDevice(list.devices[i], true);
+      if (!device.ok()) return device.status();
+      global_devices_.push_back(*std::move(device));
     }
     std::stable_sort(global_devices_.begin(), global_devices_.end(),
                      [](const GlobalDevice& a, const GlobalDevice& b) {

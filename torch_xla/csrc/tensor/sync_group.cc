@@ -155,8 +155,10 @@ absl::StatusOr<std::shared_ptr<CompiledGraph>> Compile(
   // replicated program (launched together), found by its text.
   static auto* replicated = new LruCache<CompiledGraph>(64);
   const std::string text_key =
-      absl::StrCat(absl::HashOf(*text), "/", text->size());
-  if (spec.num_replicas > 1) {
+      spec.num_replicas > 1
+          ? absl::StrCat(absl::HashOf(*text), "/", text->size())
+          : std::string();
+  if (!text_key.empty()) {
     if (std::shared_ptr<CompiledGraph> found = replicated->Find(text_key)) {
       return found;
     }
@@ -196,7 +198,7 @@ absl::StatusOr<std::shared_ptr<CompiledGraph>> Compile(
     }
     compiled->executable->set_parameter_shapes(std::move(parameter_shapes));
   }
-  if (spec.num_replicas > 1) replicated->Insert(text_key, compiled);
+  if (!text_key.empty()) replicated->Insert(text_key, compiled);
   return compiled;
 }
 
