@@ -15,6 +15,15 @@ live tensors of every device (launching each device's program without
 awaiting any, which the replicated collectives need), and all go on.
 rendezvous and mesh_reduce exchange through a thread barrier.
 
+In a job of several processes (2 processes x 2 devices), each process
+runs a replica thread per device and the replicas are global: thread i of
+the process whose first device is the job's k-th is replica k + i of all
+the job's devices (ordinal()). Their collectives cannot share one program
+across processes on CPU, so they take the host route of
+torch_xla/core/_cpu_hierarchy.py, whose local half is `combine` below: the
+local replicas meet, one of them runs the gloo exchange between processes
+for all of them, and each takes its own result.
+
 A thread that raises breaks the barrier, so the others stop at their next
 meeting point instead of waiting forever; spawn_threads re-raises the first
 error.
@@ -27,19 +36,50 @@ _local = threading.local()
 
 class _Replicas:
 
-  def __init__(self, count):
+  def __init__(self, count, base=0, world=None):
     self.count = count
+    self.base = base  # global ordinal of this process's first replica
+    self.world = count if world is None else world
     self.barrier = threading.Barrier(count)
     self.slots = [None] * count
     self.error = None
+    self.failed = False
+    self.meetings = {}  # key -> _Meeting (combine)
+    self.cond = threading.Condition()
+
+
+class _Meeting:
+
+  def __init__(self, participants):
+    self.participants = participants
+    self.payloads = {}
+    self.results = None
+    self.error = None
+    self.taken = 0
 
 
 def replica():
-  """(index, count) of the calling replica thread, or None outside one."""
+  """(index, count) of the calling replica thread among this process's
+  replica threads (its device is xla:index), or None outside one."""
   state = getattr(_local, "replicas", None)
   if state is None:
     return None
   return _local.index, state.count
+
+
+def ordinal():
+  """(global ordinal, world size) of the calling replica thread, or None
+  outside one: the index among every device of the job, as xr reports it."""
+  state = getattr(_local, "replicas", None)
+  if state is None:
+    return None
+  return state.base + _local.index, state.world
+
+
+def is_multiprocess():
+  """True in a replica thread of a job of several processes."""
+  state = getattr(_local, "replicas", None)
+  return state is not None and state.world != state.count
 
 
 def _meet():
@@ -80,6 +120,63 @@ def exchange(payload):
   return out
 
 
+def combine(key, participants, payload, run, timeout_s):
+  """Meets the local replica threads `participants` (local indices) at
+  `key`: each brings `payload`; the last to arrive calls
+  run({index: payload}) -> {index: result}, and each thread gets its own
+  result. `key` must be the same in every participant and new for each
+  meeting (the caller counts its calls). An error in `run`, a failed
+  replica thread or `timeout_s` without the others raises in every
+  participant."""
+  import time
+
+  state = _local.replicas
+  me = _local.index
+  deadline = time.monotonic() + timeout_s
+  with state.cond:
+    meeting = state.meetings.get(key)
+    if meeting is None:
+      meeting = state.meetings[key] = _Meeting(tuple(participants))
+    meeting.payloads[me] = payload
+    if len(meeting.payloads) == len(meeting.participants):
+      state.cond.release()  # others may queue up meanwhile; they wait
+      try:
+        meeting.results = run(dict(meeting.payloads))
+      except BaseException as e:
+        meeting.error = e
+      finally:
+        state.cond.acquire()
+      if meeting.results is None and meeting.error is None:
+        meeting.error = RuntimeError(f"{key}: no result")
+      state.cond.notify_all()
+    while meeting.results is None and meeting.error is None:
+      if state.failed:
+        raise RuntimeError(f"{key[0]}: another replica thread failed, so "
+                           f"this one cannot meet it")
+      left = deadline - time.monotonic()
+      if left <= 0 and len(meeting.payloads) < len(meeting.participants):
+        missing = sorted(set(meeting.participants) - set(meeting.payloads))
+        raise RuntimeError(
+            f"{key[0]}: replica threads {missing} of this process did not "
+            f"reach the collective within {timeout_s:g} s "
+            f"(TORCH_XLA_DISTRIBUTED_TIMEOUT); every replica must call the "
+            f"same collectives in the same order")
+      state.cond.wait(min(max(left, 0.1), 1.0))
+    meeting.taken += 1
+    if meeting.taken == len(meeting.participants):
+      del state.meetings[key]
+  if meeting.error is not None:
+    raise meeting.error
+  return meeting.results[me]
+
+
+def _fail(state):
+  state.failed = True
+  state.barrier.abort()
+  with state.cond:
+    state.cond.notify_all()
+
+
 def spawn_threads(fn, args=()):
   """Runs fn(index, *args) in one thread per device of this process, each
   a replica on its own device (see the module docstring).
@@ -93,9 +190,14 @@ def spawn_threads(fn, args=()):
   from torch_xla import _XLAC
   from torch_xla.distributed import _world
 
+  import torch_xla.runtime as xr
+
   _world.join()
   count = len(_XLAC._runtime.devices())
-  state = _Replicas(count)
+  if xr.process_count() > 1:
+    state = _Replicas(count, xr.global_ordinal(), xr.world_size())
+  else:
+    state = _Replicas(count)
   results, errors = {}, {}
 
   def run(index):
@@ -104,7 +206,7 @@ def spawn_threads(fn, args=()):
       results[index] = fn(index, *args)
     except BaseException as e:
       errors[index] = e
-      state.barrier.abort()
+      _fail(state)
     finally:
       _local.replicas = None
 

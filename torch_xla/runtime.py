@@ -69,7 +69,7 @@ def world_size() -> int:
   """Number of replicas taking part in the job: 1 for a single process (its
   other devices are not replicas; SPMD uses them), else every device of
   every process."""
-  replica = _replica_threads.replica()
+  replica = _replica_threads.ordinal()
   if replica is not None:
     return replica[1]
   if process_count() == 1:
@@ -81,8 +81,9 @@ def global_ordinal() -> int:
   """This process's replica index in [0, world_size()): the position of its
   default device (xla:0) in the job's global device list (ordered by
   process). 0 for a single process; in a replica thread
-  (torch_xla._internal.pjrt.spawn_threads) its device's index."""
-  replica = _replica_threads.replica()
+  (torch_xla._internal.pjrt.spawn_threads) its device's position in that
+  list."""
+  replica = _replica_threads.ordinal()
   if replica is not None:
     return replica[0]
   if process_count() == 1:
@@ -102,7 +103,7 @@ def local_ordinal() -> int:
   rank = int(os.environ.get("PJRT_LOCAL_PROCESS_RANK") or 0)
   replica = _replica_threads.replica()
   if replica is not None:
-    return replica[0]
+    return rank * replica[1] + replica[0]
   if process_count() == 1:
     return 0
   return rank * addressable_device_count()

@@ -14,6 +14,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 
 import torch
 
@@ -86,9 +87,9 @@ def collectives(index, outdir):
     want_and &= t
     want_or |= t
   xi = ints[me].to(dev)
-  if replica_threads.replica() is None:
+  if replica_threads.replica() is None or xr.process_count() > 1:
     # XLA's CPU runtime has no integer AND/OR cross-replica reduction; the
-    # gloo route between processes has.
+    # host route between processes has.
     _check("and", xm.all_reduce(xm.REDUCE_AND, xi), want_and)
     _check("or", xm.all_reduce(xm.REDUCE_OR, xi), want_or)
   bools = [torch.tensor([True, r == 0, r % 2 == 1]) for r in range(world)]
@@ -116,6 +117,18 @@ def collectives(index, outdir):
   _check("all_gather dim1", xm.all_gather(x, dim=1), torch.cat(inputs, 1))
   _check("all_gather groups", xm.all_gather(x, groups=groups),
          torch.cat([inputs[r] for r in mine], 0))
+  # groups across the processes of a 2 x 2 job: [[0, 2], [1, 3]].
+  if world == 4:
+    strided = [[0, 2], [1, 3]]
+    pair = strided[me % 2]
+    _check("strided groups max", xm.all_reduce(xm.REDUCE_MAX, x,
+                                               groups=strided),
+           torch.maximum(inputs[pair[0]], inputs[pair[1]]))
+    _check("strided all_gather", xm.all_gather(x, dim=1, groups=strided),
+           torch.cat([inputs[r] for r in pair], 1))
+    _check("strided reduce_scatter",
+           xm.reduce_scatter(xm.REDUCE_SUM, x, 1.0, 1, 2, groups=strided),
+           (inputs[pair[0]] + inputs[pair[1]])[:, 2 * pair.index(me):][:, :2])
   big = [torch.arange(4 * world, dtype=torch.float32) * (r + 1)
          for r in range(world)]
   total = torch.stack(big).sum(0)
@@ -143,7 +156,7 @@ def collectives(index, outdir):
     raise AssertionError(f"rendezvous: {got}")
   if xm.mesh_reduce("sum", me + 1, sum) != world * (world + 1) // 2:
     raise AssertionError("mesh_reduce")
-  _write(outdir, "collectives", index, {"ok": True})
+  _write(outdir, "collectives", me, {"ok": True})
 
 
 class _Tiny(torch.nn.Module):
@@ -215,7 +228,7 @@ def dp_train(index, outdir, steps=3):
     torch_xla.sync()
     losses.append(
         xm.mesh_reduce("loss", loss.item(), lambda v: sum(v) / len(v)))
-  _write(outdir, "dp_train", index, {
+  _write(outdir, "dp_train", me, {
       "losses": losses,
       "weight": model.fc1.weight.detach().cpu().tolist(),
       "moved": moved,
@@ -250,6 +263,8 @@ def ddp(index, outdir, steps=3):
   dist.broadcast(b, src=1)
   _check("dist.broadcast", b, inputs[1])
   dist.barrier()
+  if world == 4:
+    sub_groups(me, dev, inputs)
 
   model = DDP(tiny_model().to(dev), gradient_as_bucket_view=True)
   opt = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -273,6 +288,53 @@ def ddp(index, outdir, steps=3):
   dist.destroy_process_group()
 
 
+def sub_groups(me, dev, inputs):
+  """dist.new_group over 'xla' in a world of 4: collectives among the
+  members only, with exact values; non-members' tensors are untouched."""
+  import torch.distributed as dist
+
+  odd = dist.new_group([1, 3])  # every rank takes part in creating groups
+  low = dist.new_group([0, 1, 2])
+  if me in (1, 3):
+    t = inputs[me].to(dev)
+    dist.all_reduce(t, group=odd)
+    _check("odd all_reduce", t, inputs[1] + inputs[3])
+    outs = [torch.zeros(2, 4, device=dev) for _ in range(2)]
+    dist.all_gather(outs, inputs[me].to(dev), group=odd)
+    _check("odd all_gather[0]", outs[0], inputs[1])
+    _check("odd all_gather[1]", outs[1], inputs[3])
+    b = inputs[me].to(dev)
+    dist.broadcast(b, src=3, group=odd)  # src is a global rank
+    _check("odd broadcast", b, inputs[3])
+    pieces = [inputs[me].to(dev) * (k + 1) for k in range(2)]
+    out = torch.zeros(2, 4, device=dev)
+    dist.reduce_scatter(out, pieces, group=odd)
+    k = [1, 3].index(me)
+    _check("odd reduce_scatter", out, (inputs[1] + inputs[3]) * (k + 1))
+    flat = torch.zeros(4, device=dev)
+    dist.reduce_scatter_tensor(flat, inputs[me].reshape(-1).to(dev),
+                               group=odd)
+    _check("odd reduce_scatter_tensor", flat,
+           (inputs[1] + inputs[3]).reshape(-1)[4 * k:4 * k + 4])
+    dist.barrier(group=odd)
+  else:
+    t = inputs[me].to(dev)
+    with warnings.catch_warnings():
+      warnings.simplefilter("ignore")  # torch warns: not in the group
+      dist.all_reduce(t, group=odd)
+    _check("non-member all_reduce", t, inputs[me])
+  if me in (0, 1, 2):
+    t = inputs[me].to(dev)
+    dist.all_reduce(t, op=dist.ReduceOp.MAX, group=low)
+    _check("low all_reduce max", t, inputs[2])
+    outs = [torch.zeros(2, 4, device=dev) for _ in range(3)]
+    dist.all_gather(outs, inputs[me].to(dev) * 1, group=low)
+    for r in range(3):
+      _check(f"low all_gather[{r}]", outs[r], inputs[r])
+    dist.barrier(group=low)
+  dist.barrier()
+
+
 def pods(index, outdir):
   """One launch, several checks: it saves the interpreter start-ups."""
   ordinals(index, outdir)
@@ -285,6 +347,21 @@ def replica_threads_pods(index, outdir):
   """One process, a replica thread per device: the same checks."""
   collectives(index, outdir)
   dp_train(index, outdir)
+
+
+def replica_threads_job(index, outdir):
+  """One process of a job whose processes drive several devices each
+  (2 x 2): a replica thread per device, the same checks as one process x
+  4 devices and 4 processes x 1."""
+  from torch_xla._internal import pjrt
+
+  try:  # the process itself is no replica: it drives two devices
+    xm.all_reduce(xm.REDUCE_SUM, torch.ones(2, device="xla"))
+    message = "no error"
+  except NotImplementedError as e:
+    message = str(e)
+  _write(outdir, "no_threads", index, {"error": message})
+  pjrt.spawn_threads(replica_threads_pods, args=(outdir,))
 
 
 def raises(index, outdir):
@@ -324,7 +401,8 @@ def unreachable(index, outdir):
 
 
 CASES = {f.__name__: f for f in (ordinals, collectives, dp_train, ddp, pods,
-                                 replica_threads_pods, raises, killed,
+                                 replica_threads_pods, replica_threads_job,
+                                 raises, killed,
                                  unreachable)}
 
 if __name__ == "__main__":

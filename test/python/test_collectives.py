@@ -11,7 +11,8 @@ import torch_xla.core.xla_model as xm
 import torch_xla.runtime as xr
 
 import pods_cases
-from pods_util import four_worker_launch, results, run_threads
+from pods_util import (finish, four_worker_launch, results, run_threads,
+                       start_job)
 
 WORKERS = 4
 
@@ -78,6 +79,27 @@ def test_one_process_replica_threads(tmp_path):
     torch.testing.assert_close(torch.tensor(r["weight"]), want_weight,
                                rtol=1e-6, atol=1e-6)
     assert all(step["calls"] == 0 for step in r["moved"])
+
+
+def test_two_processes_two_devices_each(tmp_path):
+  """2 processes x 2 devices, a replica thread per device in each: the
+  replicas are global (ordinals 0..3), and the collectives take the
+  hierarchical host route (local replicas meet, one gloo call between the
+  processes): the same exact values as 4 processes x 1 (incl. groups that
+  cross the processes), and xm.optimizer_step trains as one process on
+  the whole batch with one gloo call of the gradient bytes per step."""
+  outputs = finish(start_job("replica_threads_job", tmp_path, 2, 2))
+  for p in results(tmp_path, "no_threads", 2):
+    assert "this process drives 2 devices in a 2-process job; run a " \
+           "replica thread per device" in p["error"], outputs
+  assert all(r["ok"] for r in results(tmp_path, "collectives", WORKERS))
+  want_losses, want_weight = pods_cases.single_process_reference()
+  for r in results(tmp_path, "dp_train", WORKERS):
+    assert r["losses"] == pytest.approx(want_losses, rel=1e-6)
+    torch.testing.assert_close(torch.tensor(r["weight"]), want_weight,
+                               rtol=1e-6, atol=1e-6)
+    for step in r["moved"]:
+      assert step == {"payload_bytes": r["gradient_bytes"], "calls": 1}
 
 
 # One process: a world of one replica.

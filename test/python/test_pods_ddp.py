@@ -1,7 +1,9 @@
 """torch.distributed's 'xla' backend over 4 processes x 1 CPU device:
 init_process_group('xla', init_method='xla://'), dist.all_reduce /
 all_gather / broadcast / barrier on 'xla' tensors (each worker checks exact
-values), and DistributedDataParallel(gradient_as_bucket_view=True) training
+values), dist.new_group sub-groups ([1, 3] and [0, 1, 2]: all_reduce,
+all_gather, broadcast, reduce_scatter, barrier among the members; a
+non-member's tensor untouched), and DistributedDataParallel(gradient_as_bucket_view=True) training
 as one process on the whole batch."""
 
 import pytest
@@ -46,5 +48,11 @@ def test_xla_backend_registers_in_one_process():
     dist.all_gather(outs, t)
     assert outs[0].cpu().tolist() == [0.0, 1.0, 2.0, 3.0]
     dist.barrier()
+    solo = dist.new_group([0])
+    dist.all_reduce(t, op=dist.ReduceOp.SUM, group=solo)
+    assert t.cpu().tolist() == [0.0, 1.0, 2.0, 3.0]
+    flat = torch.zeros(4, device=dev)
+    dist.all_gather_into_tensor(flat, t, group=solo)
+    assert flat.cpu().tolist() == [0.0, 1.0, 2.0, 3.0]
   finally:
     dist.destroy_process_group()

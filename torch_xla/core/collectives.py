@@ -15,6 +15,11 @@ group of every replica. Where a collective runs depends on the job:
   a gloo process group over the job's store (torch_xla/core/_cpu_transport.py).
   This costs a device->host and a host->device copy of the payload and ends
   the lazy graph at the collective (its inputs are computed first).
+* Several processes on CPU, each driving several devices (2 x 2) with a
+  replica thread per device (torch_xla._internal.pjrt.spawn_threads): a
+  hierarchical host route (torch_xla/core/_cpu_hierarchy.py): the local
+  replicas meet and combine on the host, one gloo call crosses between
+  processes, and each replica takes its result back to its device.
 * Several processes on TPU/GPU: collectives must lower into the program
   (StableHLO collectives with replica groups) and XLA runs them; that
   lowering is not built yet, so they raise NotImplementedError rather than
@@ -86,19 +91,23 @@ def _group_of(op: str, groups, ordinal: int, world: int) -> List[int]:
 
 def _route(op: str):
   """'local': in the program (a world of one, or replicas as threads of one
-  process); 'cpu': gloo between processes."""
+  process); 'cpu': through the host between processes (gloo), either one
+  replica per process or a replica thread per device of each process."""
   from torch_xla import _replica_threads
 
   xr = _xr()
-  if xr.world_size() == 1 or _replica_threads.replica() is not None:
+  threads = _replica_threads.replica() is not None
+  if threads and not _replica_threads.is_multiprocess():
     return "local"
-  if xr.addressable_device_count() > 1:
+  if xr.world_size() == 1:
+    return "local"
+  if not threads and xr.addressable_device_count() > 1:
     raise NotImplementedError(
         f"{op}: this process drives {xr.addressable_device_count()} devices in "
-        f"a {xr.process_count()}-process job; replica collectives take one "
-        f"device per process here (CPU_NUM_DEVICES=1 per process, as "
-        f"torch_xla.launch starts them). Use SPMD for several devices per "
-        f"process")
+        f"a {xr.process_count()}-process job; run a replica thread per device "
+        f"(torch_xla._internal.pjrt.spawn_threads(fn)) so that each device is "
+        f"a replica, or start one device per process (CPU_NUM_DEVICES=1, as "
+        f"torch_xla.launch does), or use SPMD")
   if xr.device_type() == "CPU":
     return "cpu"
   raise NotImplementedError(
@@ -108,8 +117,13 @@ def _route(op: str):
 
 
 def _transport():
-  from torch_xla.core import _cpu_transport
+  """The CPU host route: one replica per process (_cpu_transport), or a
+  replica thread per device of each process (_cpu_hierarchy)."""
+  from torch_xla import _replica_threads
+  from torch_xla.core import _cpu_hierarchy, _cpu_transport
 
+  if _replica_threads.is_multiprocess():
+    return _cpu_hierarchy
   return _cpu_transport
 
 
@@ -436,7 +450,8 @@ def rendezvous(tag: str, payload: bytes = b"",
     return [bytes(payload)]
   from torch_xla import _replica_threads
 
-  if _replica_threads.replica() is not None:
+  if (_replica_threads.replica() is not None and
+      not _replica_threads.is_multiprocess()):
     everyone = _replica_threads.exchange(bytes(payload))
     return [everyone[m] for m in members]
   return _transport().rendezvous(tag, bytes(payload), members)

@@ -14,6 +14,12 @@ processes on CPU; in-program collectives on accelerators). The returned
 Work is already complete: the results are lazy 'xla' tensors or device
 data, and reading them waits for what they need.
 
+Sub-groups: dist.new_group(ranks) gives a group whose collectives are the
+xm collectives with groups=[ranks] (upstream's mesh for a plain rank list);
+its broadcast root is translated from the group rank to the global rank.
+Ranks outside the group get what torch.distributed gives them (its calls
+return early there).
+
 'xla://' joins the job (torch_xla/distributed/_world.py) and hands
 torch.distributed the job's own store, rank = xr.global_ordinal() and world
 size = xr.world_size(), so no second coordinator is needed.
@@ -65,11 +71,14 @@ class ProcessGroupXla(ProcessGroup):
       TORCH_XLA_DISTRIBUTED_TIMEOUT.
   """
 
-  def __init__(self, prefix_store, rank, size, timeout):
+  def __init__(self, prefix_store, rank, size, timeout, ranks=None):
     super().__init__(rank, size)
     self.prefix_store = prefix_store
     self.timeout = timeout
     self._group_name = None
+    # The global ranks (xm replica ordinals) of the group, in group-rank
+    # order; None for the default group (every replica).
+    self._ranks = list(ranks) if ranks else None
 
   def getBackendName(self):
     return "xla"
@@ -82,15 +91,26 @@ class ProcessGroupXla(ProcessGroup):
     return self._group_name
 
   def _groups(self):
-    """The xm replica groups of this group (None: every replica)."""
+    """The xm replica groups of this group: None for every replica, else
+    [ranks] (upstream's mesh for a group made by dist.new_group(ranks)).
+    Only members call a group's collectives (torch.distributed returns
+    early on the others), so one group is enough: on CPU the transport
+    connects its members only."""
     import torch_xla.runtime as xr
 
-    world = xr.world_size()
-    if self.size() == world:
+    if self._ranks is None or self._ranks == list(range(xr.world_size())):
       return None
-    raise NotImplementedError(
-        f"xla process group: a group of {self.size()} of the {world} replicas "
-        f"(dist.new_group) is not supported yet; use the default group")
+    from torch_xla import _replica_threads
+
+    if _replica_threads.replica() is not None:
+      raise NotImplementedError(
+          f"xla process group: a group of ranks {self._ranks} (dist.new_group) "
+          f"among replica threads would need every replica in the program; "
+          f"use xm collectives with groups= that cover every replica")
+    return [self._ranks]
+
+  def _global_rank(self, group_rank):
+    return group_rank if self._ranks is None else self._ranks[group_rank]
 
   # Reductions.
 
@@ -150,7 +170,7 @@ class ProcessGroupXla(ProcessGroup):
     return _done([output])
 
   def broadcast(self, tensors, opts=None):
-    root = opts.rootRank if opts is not None else 0
+    root = self._global_rank(opts.rootRank if opts is not None else 0)
     cc.collective_broadcast(list(tensors), root_ordinal=root,
                             groups=self._groups())
     return _done(tensors)
@@ -166,22 +186,33 @@ class ProcessGroupXla(ProcessGroup):
       output.copy_(result)
     return _done([output])
 
+  # torch.distributed's newer names for the single-tensor forms.
+  all_gather_single = _allgather_base
+  reduce_scatter_single = _reduce_scatter_base
+  all_to_all_single = alltoall_base
+
   def barrier(self, opts=None):
     import torch_xla
 
     torch_xla.sync()
-    cc.rendezvous("torch_xla.distributed.xla_backend.barrier")
+    cc.rendezvous("torch_xla.distributed.xla_backend.barrier",
+                  replicas=self._ranks or ())
     return _done([])
 
 
-def _create_xla_process_group(prefix_store, rank, size, timeout):
+def _create_xla_process_group(options, pg_options=None):
+  """torch.distributed's creator (extended API: `options` carries the
+  group's global ranks, [] for the default group)."""
+  del pg_options
   import torch_xla.runtime as xr
 
   if xr.is_spmd():
     raise RuntimeError(
         "the 'xla' process group takes one replica per process; under SPMD "
         "use a CPU process group ('gloo') for host-side coordination")
-  return ProcessGroupXla(prefix_store, rank, size, timeout)
+  return ProcessGroupXla(options.store, options.group_rank, options.group_size,
+                         options.timeout,
+                         ranks=list(options.global_ranks_in_group))
 
 
 def _xla_rendezvous(url, timeout=datetime.timedelta(minutes=30), **kwargs):
@@ -199,5 +230,5 @@ def _xla_rendezvous(url, timeout=datetime.timedelta(minutes=30), **kwargs):
 
 
 dist.Backend.register_backend("xla", _create_xla_process_group,
-                              devices=["xla"])
+                              extended_api=True, devices=["xla"])
 dist.register_rendezvous_handler("xla", _xla_rendezvous)
