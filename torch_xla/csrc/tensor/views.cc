@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "torch_xla/csrc/ir/builder.h"
 #include "torch_xla/csrc/ir/error_class.h"
 #include "torch_xla/csrc/ir/status_macros.h"
 #include "torch_xla/csrc/ir/value_builders.h"
@@ -106,24 +107,53 @@ class PermuteView final : public ViewStep {
 
 class SliceView final : public ViewStep {
  public:
-  SliceView(int64_t dim, int64_t start, int64_t end)
-      : dim_(dim), start_(start), end_(end) {}
+  SliceView(int64_t dim, int64_t start, int64_t end, int64_t step)
+      : dim_(dim), start_(start), end_(end), step_(step) {}
   absl::StatusOr<XlaTensorPtr> Forward(
       const XlaTensorPtr& base) const override {
     return Apply(base, [&](Value v) {
-      return MakeSliceDim(std::move(v), dim_, start_, end_);
+      return MakeStridedSlice(std::move(v), dim_, start_, end_, step_);
     });
   }
   absl::StatusOr<XlaTensorPtr> Inverse(
       const XlaTensorPtr& base, const XlaTensorPtr& view) const override {
     TXLA_ASSIGN_OR_RETURN(Value update, view->GetIrValue());
     return Apply(base, [&](Value v) {
-      return MakeUpdateSliceDim(std::move(v), update, dim_, start_);
+      return MakeUpdateStridedSlice(std::move(v), update, dim_, start_, step_);
     });
   }
 
  private:
-  const int64_t dim_, start_, end_;
+  const int64_t dim_, start_, end_, step_;
+};
+
+// A slice of length 1 along `dim`, reshaped without that dim.
+class SelectView final : public ViewStep {
+ public:
+  SelectView(int64_t dim, int64_t index) : dim_(dim), index_(index) {}
+  absl::StatusOr<XlaTensorPtr> Forward(
+      const XlaTensorPtr& base) const override {
+    return Apply(base, [&](Value v) -> absl::StatusOr<Value> {
+      std::vector<int64_t> dims = v.shape().dims;
+      dims.erase(dims.begin() + dim_);
+      TXLA_ASSIGN_OR_RETURN(
+          Value row, MakeSliceDim(std::move(v), dim_, index_, index_ + 1));
+      return MakeReshape(std::move(row), dims);
+    });
+  }
+  absl::StatusOr<XlaTensorPtr> Inverse(
+      const XlaTensorPtr& base, const XlaTensorPtr& view) const override {
+    TXLA_ASSIGN_OR_RETURN(Value update, view->GetIrValue());
+    std::vector<int64_t> kept = update.shape().dims;
+    kept.insert(kept.begin() + dim_, 1);
+    TXLA_ASSIGN_OR_RETURN(update, MakeReshape(std::move(update), kept));
+    return Apply(base, [&](Value v) {
+      return MakeUpdateSliceDim(std::move(v), update, dim_, index_);
+    });
+  }
+
+ private:
+  const int64_t dim_, index_;
 };
 
 class ExpandView final : public ViewStep {
@@ -177,8 +207,76 @@ ViewStepPtr PermuteStep(std::vector<int64_t> permutation) {
   return std::make_shared<PermuteView>(std::move(permutation));
 }
 
-ViewStepPtr SliceStep(int64_t dim, int64_t start, int64_t end) {
-  return std::make_shared<SliceView>(dim, start, end);
+ViewStepPtr SliceStep(int64_t dim, int64_t start, int64_t end,
+                      int64_t step) {
+  return std::make_shared<SliceView>(dim, start, end, step);
+}
+
+ViewStepPtr SelectStep(int64_t dim, int64_t index) {
+  return std::make_shared<SelectView>(dim, index);
+}
+
+absl::StatusOr<Value> MakeStridedSlice(Value x, int64_t dim, int64_t start,
+                                       int64_t end, int64_t step) {
+  if (step == 1) return MakeSliceDim(std::move(x), dim, start, end);
+  const int64_t rank = static_cast<int64_t>(x.shape().dims.size());
+  if (dim < 0 || dim >= rank || step < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "slice: dimension ", dim, " step ", step, " is invalid for ",
+        x.shape().ToString()));
+  }
+  std::vector<int64_t> starts(rank, 0), strides(rank, 1);
+  std::vector<int64_t> limits = x.shape().dims;
+  starts[dim] = start;
+  limits[dim] = end;
+  strides[dim] = step;
+  TXLA_ASSIGN_OR_RETURN(
+      NodePtr node,
+      MakeNode(OpKind::kSlice, {std::move(x)},
+               Attrs().Set("start", starts).Set("limit", limits).Set(
+                   "strides", strides)));
+  return Value(std::move(node));
+}
+
+absl::StatusOr<Value> MakeUpdateStridedSlice(Value base, Value update,
+                                             int64_t dim, int64_t start,
+                                             int64_t step) {
+  if (step == 1) {
+    return MakeUpdateSliceDim(std::move(base), std::move(update), dim, start);
+  }
+  const std::vector<int64_t>& dims = base.shape().dims;
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  if (dim < 0 || dim >= rank || step < 1 ||
+      update.shape().dims.size() != dims.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "update_slice: cannot write ", update.shape().ToString(), " into ",
+        base.shape().ToString(), " along dimension ", dim, " with step ",
+        step));
+  }
+  const int64_t n = update.shape().dims[dim];
+  if (n == 0) return base;
+  // Spread `update` with interior padding, then take it where a spread
+  // copy of `true` lands.
+  std::vector<int64_t> low(rank, 0), high(rank, 0), interior(rank, 0);
+  low[dim] = start;
+  high[dim] = dims[dim] - start - (n - 1) * step - 1;
+  interior[dim] = step - 1;
+  const Attrs padding =
+      Attrs().Set("low", low).Set("high", high).Set("interior", interior);
+  const std::vector<int64_t> update_dims = update.shape().dims;
+  TXLA_ASSIGN_OR_RETURN(Value zero, MakeLiteral(0, base.shape().dtype, {}));
+  TXLA_ASSIGN_OR_RETURN(NodePtr spread,
+                        MakeNode(OpKind::kPad, {std::move(update), zero},
+                                 padding));
+  TXLA_ASSIGN_OR_RETURN(Value on, MakeLiteral(1, DType::kBool, update_dims));
+  TXLA_ASSIGN_OR_RETURN(Value off, MakeLiteral(0, DType::kBool, {}));
+  TXLA_ASSIGN_OR_RETURN(NodePtr mask,
+                        MakeNode(OpKind::kPad, {on, off}, padding));
+  TXLA_ASSIGN_OR_RETURN(
+      NodePtr out, MakeNode(OpKind::kSelect, {Value(std::move(mask)),
+                                              Value(std::move(spread)),
+                                              std::move(base)}));
+  return Value(std::move(out));
 }
 
 ViewStepPtr ExpandStep(std::vector<int64_t> dims,

@@ -8,9 +8,11 @@
 // view value back into the base's value. Reading a view re-derives it when
 // its root moved (RefreshView); an in-place update of a view goes back
 // through the inverses into the root (CommitView). The root is shared
-// (shared_ptr); a ViewInfo owns its steps. Steps built here (reshape,
-// permute, unit-stride slice, expand) serve the C++ fast rules; the binding
-// layer adds a step that calls Python (forward, inverse) functions.
+// (shared_ptr); a ViewInfo owns its steps. The steps built here (reshape,
+// permute, slice, select, expand) serve the view ops (tensor/view_ops.h);
+// the binding layer adds a step that calls Python (forward, inverse)
+// functions, for the views that address the root's storage (diagonal,
+// as_strided, view(dtype): torch_xla/_ops/storage_views.py).
 //
 // Functions that run steps change no tensor before every step succeeded, so
 // an error (a status, or an exception raised by a Python step) leaves the
@@ -58,12 +60,24 @@ using ViewStepPtr = std::shared_ptr<const ViewStep>;
 ViewStepPtr ReshapeStep(std::vector<int64_t> dims,
                         std::vector<int64_t> base_dims);
 ViewStepPtr PermuteStep(std::vector<int64_t> permutation);
-// base[..., start:end, ...] along `dim` (unit stride).
-ViewStepPtr SliceStep(int64_t dim, int64_t start, int64_t end);
+// base[..., start:end:step, ...] along `dim` (bounds already clamped).
+ViewStepPtr SliceStep(int64_t dim, int64_t start, int64_t end,
+                      int64_t step = 1);
+// base[..., index, ...] along `dim` (the dim dropped; index non-negative).
+ViewStepPtr SelectStep(int64_t dim, int64_t index);
 // `writable`: false when the expansion repeats elements; writing through it
 // then fails as in eager (RuntimeError), asking for a clone() first.
 ViewStepPtr ExpandStep(std::vector<int64_t> dims,
                        std::vector<int64_t> base_dims, bool writable);
+
+// x[..., start:end:step, ...] along `dim`, and `base` with that slice
+// replaced by `update` (the value-level halves of SliceStep; the slicing
+// ops that are no views, such as slice_scatter, use them too).
+absl::StatusOr<Value> MakeStridedSlice(Value x, int64_t dim, int64_t start,
+                                       int64_t end, int64_t step);
+absl::StatusOr<Value> MakeUpdateStridedSlice(Value base, Value update,
+                                             int64_t dim, int64_t start,
+                                             int64_t step);
 
 struct ViewInfo {
   XlaTensorPtr root;
