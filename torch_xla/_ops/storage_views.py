@@ -4,21 +4,36 @@ slice it: diagonal, as_strided and view(dtype); and the in-place view ops
 same shape.
 
 The view machinery (forward/inverse pairs, strides, write-back) is
-described in views.py; these rules use its helpers.
+described in views.py. The view ops there are C++ (tensor/view_ops.h); the
+storage views here stay Python steps, (forward, inverse) functions on
+handles: their values are gathers, scatters and bitcasts of the root's
+storage rather than one slice, reshape or transpose, and no hot path needs
+them in C++.
 """
 
 import math
 
 import torch
 
-from torch_xla import _ir
+from torch_xla import _XLAC, _ir
 from torch_xla._ops._common import canonical_dim, code_of, literal
 from torch_xla._ops.registry import aten, op
-from torch_xla._ops.views import (_distinct, _reshape_view, _view,
-                                  contiguous_strides, squeeze, squeeze_dim,
+from torch_xla._ops.views import (contiguous_strides, squeeze, squeeze_dim,
                                   squeeze_dims, t, transpose, unsqueeze,
                                   view_strides)
 from torch_xla._tensor import wrap_view, xt_of
+
+
+def _distinct(base_value, value):
+  # A view needs its own handle even when its forward is the identity.
+  return _XLAC._clone(value) if value is base_value else value
+
+
+def _view(x, value, forward, inverse, strides, offset=None):
+  """A view of x one Python step (forward, inverse) further."""
+  if offset is None:
+    offset = x.storage_offset()
+  return wrap_view(value, x, forward, inverse, strides, offset)
 
 # Diagonals.
 
@@ -163,8 +178,8 @@ def as_strided(x, size, stride, storage_offset=None):
 
 @op(aten.view.dtype)
 def view_dtype(x, dtype):
-  if dtype == x.dtype:
-    return _reshape_view(x, list(x.shape), list(x.stride()))
+  if dtype == x.dtype:  # an alias with x's strides
+    return _XLAC._view_op_view(x, list(x.shape))
   if dtype.itemsize != x.dtype.itemsize or torch.bool in (dtype, x.dtype):
     raise RuntimeError(
         f"view(dtype): viewing a {x.dtype} tensor as {dtype} is supported "

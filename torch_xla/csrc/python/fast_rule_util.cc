@@ -4,6 +4,7 @@
 #include <cstring>
 #include <utility>
 
+#include "torch_xla/csrc/python/status_conversion.h"
 #include "torch_xla/csrc/python/view_info.h"
 
 namespace py = pybind11;
@@ -82,9 +83,9 @@ py::object WrapValue(Value value, const TorchTensor& like) {
 py::object CommitInPlace(PyObject* object, const TorchTensor& x,
                          const XlaTensorPtr& value) {
   if (x.view != nullptr) {
-    CommitView(x.handle, *x.view, value);
+    ThrowIfError(CommitView(*x.handle, *x.view, value));
   } else {
-    AssignValue(x.handle, value, /*bump_version=*/true);
+    ThrowIfError(AssignValue(*x.handle, *value, /*bump_version=*/true));
   }
   return py::reinterpret_borrow<py::object>(object);
 }

@@ -331,8 +331,8 @@ void InitTensorBindings(py::module_& m) {
   m.def(
       "_set_ir_value",
       [](py::handle destination, py::handle source, bool bump_version) {
-        AssignValue(ToXlaTensor(destination), ToXlaTensor(source),
-                    bump_version);
+        ThrowIfError(AssignValue(*ToXlaTensor(destination),
+                                 *ToXlaTensor(source), bump_version));
       },
       py::arg("destination"), py::arg("source"), py::arg("bump_version") = true,
       "In-place update: `destination` takes `source`'s value and keeps its "
@@ -340,7 +340,9 @@ void InitTensorBindings(py::module_& m) {
       "(views of the tensor re-derive when it changes).");
   m.def(
       "_clone",
-      [](py::handle source) { return CloneTensor(ToXlaTensor(source)); },
+      [](py::handle source) {
+        return ValueOrThrow(CloneTensor(*ToXlaTensor(source)));
+      },
       "A new tensor (new tensor ID and alias ID) with the same value.");
   // Upstream's signature. `devices` changes nothing here (a tensor's device
   // is its own; synced tensors always hold device data), nor does

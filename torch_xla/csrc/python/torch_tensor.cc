@@ -134,7 +134,9 @@ bool ReadTorchTensor(PyObject* object, TorchTensor* tensor) {
 }
 
 const XlaTensorPtr& CurrentHandle(const TorchTensor& tensor) {
-  if (tensor.view != nullptr) RefreshView(tensor.handle, *tensor.view);
+  if (tensor.view != nullptr) {
+    ThrowIfError(RefreshView(*tensor.handle, *tensor.view));
+  }
   return tensor.handle;
 }
 
