@@ -38,7 +38,7 @@ def main():
   text = _XLAC._get_stablehlo([value]).decode()
   lower_ms = (time.perf_counter() - start) * 1e3
   start = time.perf_counter()
-  _XLAC._graph_hash([value])
+  _XLAC._get_graph_hash([value])
   hash_ms = (time.perf_counter() - start) * 1e3
   print(json.dumps({
       "benchmark": "ir_build",

@@ -14,10 +14,11 @@
 #include "torch_xla/csrc/lowering/lowering_context.h"
 #include "torch_xla/csrc/runtime/client.h"
 #include "torch_xla/csrc/spmd/compiled_shardings.h"
+#include "torch_xla/csrc/spmd/shard_geometry.h"
 #include "torch_xla/csrc/spmd/spmd_mode.h"
+#include "torch_xla/csrc/spmd/spmd_tensors.h"
 #include "torch_xla/csrc/tensor/device_data.h"
 #include "torch_xla/csrc/tensor/graph_executor.h"
-#include "torch_xla/csrc/tensor/spmd_tensors.h"
 
 namespace torch_xla {
 namespace {

@@ -58,3 +58,27 @@ def test_device_ordinals_past_the_cached_device_list():
                        capture_output=True, text=True, timeout=300)
   assert out.returncode == 0, out.stderr[-2000:]
   assert out.stdout.strip().splitlines()[-1] == "xla:65 [2.0, 2.0]"
+
+
+@pytest.mark.parametrize("value,message", [
+    (torch.ones(2), r"got a tensor on cpu; move it with .to\('xla'\)"),
+    (3, "got <class 'int'>"),
+    ("x", "got <class 'str'>"),
+])
+def test_a_tensor_argument_that_is_not_xla_names_what_was_passed(value,
+                                                                  message):
+  with pytest.raises(TypeError, match="expected an 'xla' tensor, " + message):
+    _XLAC._get_graph_hash([value])
+
+
+def test_a_view_argument_is_read_as_its_current_value():
+  # A binding reading a view whose root changed in place sees the view of
+  # the new root, as an op on the view would.
+  x = torch.arange(4.).to(XLA)
+  v = x[1:]
+  x.add_(10)
+  assert _XLAC._get_graph_hash([v]) == _XLAC._get_graph_hash([x[1:]])
+  assert _XLAC._get_graph_hash([v]) != _XLAC._get_graph_hash(
+      [torch.arange(4.).to(XLA)[1:]])
+  torch.testing.assert_close(_XLAC._to_cpu_tensor(v),
+                             torch.arange(4.)[1:] + 10)

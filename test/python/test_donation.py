@@ -134,8 +134,8 @@ def test_explicit_donor_is_deleted_and_reading_it_fails():
   assert aliased() == 1
   torch.testing.assert_close(out.cpu(), expected)
   # Upstream reports a donated tensor as a placeholder: it has no data.
-  assert _XLAC._is_placecholder(t) and _XLAC._is_placeholder(t)
-  assert not _XLAC._is_placeholder(out)
+  assert _XLAC._is_placecholder(t)
+  assert not _XLAC._is_placecholder(out)
   with pytest.raises(RuntimeError, match="donated"):
     t.cpu()
   with pytest.raises(RuntimeError, match="is deleted"):
@@ -200,7 +200,7 @@ def test_step_donates_a_marked_buffer_even_with_the_config_off():
   t1 += 2
   torch_xla.sync()
   assert aliased() == 2  # t1 in place, t0 as marked
-  assert _XLAC._is_placeholder(t0)
+  assert _XLAC._is_placecholder(t0)
   torch.testing.assert_close(t2.cpu(), e2)
 
 
@@ -219,7 +219,7 @@ def test_sync_multi_donates_marked_buffers_only_with_the_config_on():
     # A subset sync never aliases t1 in place; the mark counts with the
     # config on.
     assert aliased() == int(config)
-    assert _XLAC._is_placeholder(t0) == config
+    assert _XLAC._is_placecholder(t0) == config
     torch.testing.assert_close(t1.cpu(), e1)
     torch.testing.assert_close(t2.cpu(), e2)
     if not config:
@@ -237,7 +237,7 @@ def test_sync_multi_donates_the_old_buffer_of_a_marked_in_place_update():
     t0 *= 2
     _XLAC._xla_sync_multi([t0], [str(XLA)], True, False)
   assert aliased() == 1
-  assert not _XLAC._is_placeholder(t0)  # it holds its new value
+  assert not _XLAC._is_placecholder(t0)  # it holds its new value
   torch.testing.assert_close(t0.cpu(), expected)
   _XLAC._set_buffer_donation(t0, False)
 
@@ -250,10 +250,10 @@ def test_reads_never_donate_a_marked_buffer():
   with torch_xla.alias_with_buffer_donor_config(True):
     t1 = t0 + 1
     cpu = xm._to_cpu_tree([t1])  # xm.save's read
-    assert not _XLAC._is_placeholder(t0)
+    assert not _XLAC._is_placecholder(t0)
     t2 = t0 * 3
     t2.cpu()
-    assert not _XLAC._is_placeholder(t0)
+    assert not _XLAC._is_placecholder(t0)
   torch.testing.assert_close(cpu[0], t0.cpu() + 1)
   _XLAC._set_buffer_donation(t0, False)
 

@@ -172,7 +172,7 @@ def _run(fn, cpu_inputs):
   except Exception as e:  # both paths must fail alike
     return f"{type(e).__name__}: {e}", None, None, None
   meta = (tuple(out.shape), out.dtype, out.stride(), out.storage_offset())
-  graph = _XLAC._graph_hash([out] + inputs)
+  graph = _XLAC._get_graph_hash([out] + inputs)
   return out.cpu(), graph, meta, [x.cpu() for x in inputs]
 
 

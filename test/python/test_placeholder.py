@@ -40,7 +40,7 @@ def test_create_placeholder_transfers_and_allocates_nothing():
   p = xb.create_placeholder_tensor((2, 3), torch.bfloat16)
   assert p.shape == (2, 3) and p.dtype == torch.bfloat16
   assert p.device == XLA
-  assert _XLAC._is_placecholder(p) and _XLAC._is_placeholder(p)
+  assert _XLAC._is_placecholder(p)
   assert transfers() == 0
   assert _XLAC._runtime.live_device_bytes() == live
 
@@ -48,7 +48,7 @@ def test_create_placeholder_transfers_and_allocates_nothing():
 def test_low_level_constructor_takes_a_shape():
   p = _XLAC._xla_create_placeholder_tensor("s32[4,5]")
   assert p.shape == (4, 5) and p.dtype == torch.int32
-  assert _XLAC._is_placeholder(p)
+  assert _XLAC._is_placecholder(p)
 
 
 def test_matmul_chain_lowers_with_two_parameters_and_no_transfer():

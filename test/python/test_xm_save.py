@@ -64,7 +64,7 @@ def test_saved_tensors_stay_readable_and_are_not_donated(tmp_path):
   with torch_xla.alias_with_buffer_donor_config(True):
     out = t + 1
     torch_xla.sync()
-  assert not _XLAC._is_placeholder(t)
+  assert not _XLAC._is_placecholder(t)
   assert _XLAC._get_tensors_handle([t]) == handle
   torch.testing.assert_close(t.cpu(), t_cpu)
   torch.testing.assert_close(out.cpu(), t_cpu + 1)

@@ -454,7 +454,7 @@ class _InputShardings:
 
     def mark(tensor, sharding):
       v = self.by_data.get(_XLAC._leaf_data_id(xt_of(tensor)))
-      if v is not None and _XLAC._is_placeholder(tensor):
+      if v is not None and _XLAC._is_placecholder(tensor):
         self.found[v] = sharding
         return None
       return self.original(tensor, sharding)

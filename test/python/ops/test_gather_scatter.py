@@ -203,7 +203,7 @@ def test_masked_fill_value_is_a_parameter():
   x = torch.randn(3, 4).to(XLA)
   mask = x > 0
   a, b = x.masked_fill(mask, 1.0), x.masked_fill(mask, -3.0)
-  assert torch_xla._XLAC._graph_hash([a._xt]) == torch_xla._XLAC._graph_hash(
+  assert torch_xla._XLAC._get_graph_hash([a._xt]) == torch_xla._XLAC._get_graph_hash(
       [b._xt])
 
 

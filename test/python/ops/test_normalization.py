@@ -167,7 +167,7 @@ def test_eps_is_a_scalar_parameter():
   # A different eps must not change the graph (no recompilation).
   x = torch.randn(4, 6).to(XLA)
   hashes = {
-      torch_xla._XLAC._graph_hash([F.layer_norm(x, (6,), eps=eps)])
+      torch_xla._XLAC._get_graph_hash([F.layer_norm(x, (6,), eps=eps)])
       for eps in (1e-5, 1e-6)
   }
   assert len(hashes) == 1

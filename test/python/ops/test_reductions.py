@@ -471,11 +471,11 @@ def test_scalar_arguments_do_not_change_the_graph():
   # var's correction and the norm's p are scalar parameters: one compile.
   x = torch.randn(4, 5).to(XLA)
   hashes = {
-      torch_xla._XLAC._graph_hash([x.var(1, correction=c)]) for c in (0, 1, 2)
+      torch_xla._XLAC._get_graph_hash([x.var(1, correction=c)]) for c in (0, 1, 2)
   }
   assert len(hashes) == 1
   hashes = {
-      torch_xla._XLAC._graph_hash([torch.linalg.vector_norm(x, p)])
+      torch_xla._XLAC._get_graph_hash([torch.linalg.vector_norm(x, p)])
       for p in (3, 4.5)
   }
   assert len(hashes) == 1

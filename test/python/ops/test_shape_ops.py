@@ -21,7 +21,7 @@ ALL = FLOATS + [torch.int64, torch.bool]
 
 
 def _graph_hash(t):
-  return _XLAC._graph_hash([t._xt])
+  return _XLAC._get_graph_hash([t._xt])
 
 
 def _raises(exc, pattern, fn, *inputs):

@@ -8,6 +8,9 @@
 // partially replicated sharding has one more tile dimension, last, whose
 // devices hold the same tile. A plain value; the text form is what the
 // compiler reads (mhlo.sharding) and what _get_xla_sharding_spec prints.
+// The IR carries it (a Data leaf's sharding, a kSharding node's attribute),
+// so it lives here beside Shape; what it means for the elements each device
+// holds is SPMD logic, in spmd/shard_geometry.h.
 
 #include <cstdint>
 #include <memory>
@@ -15,7 +18,6 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "torch_xla/csrc/ir/shape.h"
 
 namespace torch_xla {
 
@@ -62,34 +64,6 @@ struct Sharding {
 };
 
 using ShardingPtr = std::shared_ptr<const Sharding>;
-
-// The part of a tensor one device holds: start and size per dimension.
-struct ShardBox {
-  std::vector<int64_t> start;
-  std::vector<int64_t> size;
-};
-
-// Checks that `sharding` fits `shape` on `num_devices` devices: rank and
-// device ordinals in range. A dimension need not divide by its tile count:
-// as in XLA, every device holds ceil(dim / tiles) and the last tiles are
-// padded.
-absl::Status CheckShardingFits(const Sharding& sharding, const Shape& shape,
-                               int64_t num_devices);
-
-// The shape each device holds (padded: ceil(dim / tiles) per dimension).
-Shape ShardShape(const Sharding& sharding, const Shape& shape);
-
-// The box of `shape` held by each of `num_devices` devices (by ordinal):
-// its real elements, which may be fewer than ShardShape (even none) when a
-// dimension does not divide; they sit at the start of the device's buffer.
-std::vector<ShardBox> ShardBoxes(const Sharding& sharding, const Shape& shape,
-                                 int64_t num_devices);
-
-// Copies the box out of a dense row-major array / into one.
-std::vector<uint8_t> ExtractBox(const uint8_t* dense, const Shape& shape,
-                                const ShardBox& box);
-void InsertBox(uint8_t* dense, const Shape& shape, const ShardBox& box,
-               const uint8_t* shard);
 
 }  // namespace torch_xla
 

@@ -2,6 +2,7 @@
 #define TORCH_XLA_CSRC_PYTHON_BINDINGS_H_
 
 // Each Init*Bindings adds one concept's functions to the _XLAC module.
+// Reading a tensor argument (AsXlaTensor, ToXlaTensor) is torch_tensor.h's.
 
 #include <cstdint>
 #include <vector>
@@ -28,12 +29,6 @@ void InitStableHloBindings(pybind11::module_& m);
 void InitCallBindings(pybind11::module_& m);
 void InitSpmdBindings(pybind11::module_& m);
 void InitDistributedBindings(pybind11::module_& m);
-
-// A tensor argument: the C++ handle, or an object holding it in `_xt`; a
-// TypeError status for anything else. ToXlaTensor raises it.
-absl::StatusOr<XlaTensorPtr> AsXlaTensor(pybind11::handle object);
-XlaTensorPtr ToXlaTensor(pybind11::handle object);
-std::vector<XlaTensorPtr> ToXlaTensors(const pybind11::iterable& objects);
 
 // A DType code from Python; InvalidArgument (ValueError) for an unknown one.
 absl::StatusOr<DType> DTypeFromCode(int64_t code);

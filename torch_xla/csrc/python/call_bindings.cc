@@ -14,6 +14,7 @@
 #include "torch_xla/csrc/ir/graph_walk.h"
 #include "torch_xla/csrc/python/bindings.h"
 #include "torch_xla/csrc/python/status_conversion.h"
+#include "torch_xla/csrc/python/torch_tensor.h"
 #include "torch_xla/csrc/tensor/xla_tensor.h"
 
 namespace py = pybind11;

@@ -25,6 +25,7 @@
 #include "torch_xla/csrc/python/bindings.h"
 #include "torch_xla/csrc/python/fast_rule_util.h"
 #include "torch_xla/csrc/python/status_conversion.h"
+#include "torch_xla/csrc/python/torch_tensor.h"
 #include "torch_xla/csrc/tensor/execution_scope.h"
 #include "torch_xla/csrc/tensor/graph_executor.h"
 

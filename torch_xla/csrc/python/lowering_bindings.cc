@@ -179,12 +179,16 @@ void InitLoweringBindings(py::module_& m) {
       py::arg("shape"), py::arg("device") = 0,
       "A tensor with shape and dtype but no data: it lowers to a parameter "
       "and never allocates; reading it is an error.");
-  auto is_placeholder = [](py::handle tensor) {
-    TensorState state = ToXlaTensor(tensor)->state();
-    return state == TensorState::kPlaceholder || state == TensorState::kDeleted;
-  };
-  m.def("_is_placecholder", is_placeholder);  // upstream's spelling
-  m.def("_is_placeholder", is_placeholder);
+  // Upstream's name and spelling (its tests and torch_xla code call it).
+  m.def(
+      "_is_placecholder",
+      [](py::handle tensor) {
+        TensorState state = ToXlaTensor(tensor)->state();
+        return state == TensorState::kPlaceholder ||
+               state == TensorState::kDeleted;
+      },
+      py::arg("tensor"),
+      "Whether the tensor holds no data: a placeholder, or donated.");
   m.def("_get_tensors_handle", [](const py::iterable& tensors) {
     std::vector<int64_t> handles;
     for (const XlaTensorPtr& t : ToXlaTensors(tensors)) {

@@ -16,6 +16,7 @@
 #include "torch_xla/csrc/python/bindings.h"
 #include "torch_xla/csrc/python/ir_values.h"
 #include "torch_xla/csrc/python/status_conversion.h"
+#include "torch_xla/csrc/python/torch_tensor.h"
 
 namespace py = pybind11;
 

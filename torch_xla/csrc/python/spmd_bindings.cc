@@ -6,9 +6,10 @@
 #include "torch_xla/csrc/ir/sharding.h"
 #include "torch_xla/csrc/python/bindings.h"
 #include "torch_xla/csrc/python/status_conversion.h"
+#include "torch_xla/csrc/python/torch_tensor.h"
 #include "torch_xla/csrc/spmd/spmd_mode.h"
+#include "torch_xla/csrc/spmd/spmd_tensors.h"
 #include "torch_xla/csrc/tensor/graph_executor.h"
-#include "torch_xla/csrc/tensor/spmd_tensors.h"
 #include "torch_xla/csrc/tensor/views.h"
 
 namespace torch_xla::python {

@@ -19,6 +19,7 @@
 #include "torch_xla/csrc/python/bindings.h"
 #include "torch_xla/csrc/python/host_numbers.h"
 #include "torch_xla/csrc/python/status_conversion.h"
+#include "torch_xla/csrc/python/torch_tensor.h"
 #include "torch_xla/csrc/rewrites/loop_partition.h"
 #include "torch_xla/csrc/tensor/host_constants.h"
 #include "torch_xla/csrc/tensor/xla_tensor.h"

@@ -21,13 +21,14 @@
 #include "torch_xla/csrc/python/bindings.h"
 #include "torch_xla/csrc/python/host_numbers.h"
 #include "torch_xla/csrc/python/status_conversion.h"
+#include "torch_xla/csrc/python/torch_tensor.h"
 #include "torch_xla/csrc/python/view_info.h"
 #include "torch_xla/csrc/runtime/client.h"
+#include "torch_xla/csrc/spmd/spmd_tensors.h"
 #include "torch_xla/csrc/tensor/compiled_hlo.h"
 #include "torch_xla/csrc/tensor/device_copy.h"
 #include "torch_xla/csrc/tensor/device_data.h"
 #include "torch_xla/csrc/tensor/graph_executor.h"
-#include "torch_xla/csrc/tensor/spmd_tensors.h"
 #include "torch_xla/csrc/tensor/views.h"
 #include "torch_xla/csrc/tensor/xla_tensor.h"
 
@@ -53,31 +54,6 @@ OpKind ToOpKind(int kind) {
                      "; get kinds by name with _XLAC._op_kind")));
   }
   return static_cast<OpKind>(kind);
-}
-
-absl::StatusOr<XlaTensorPtr> AsXlaTensor(py::handle object) {
-  if (py::isinstance<XlaTensor>(object)) {
-    return py::cast<XlaTensorPtr>(object);
-  }
-  if (py::hasattr(object, "_xt")) {
-    py::object handle = object.attr("_xt");
-    if (py::isinstance<XlaTensor>(handle)) {
-      return py::cast<XlaTensorPtr>(handle);
-    }
-  }
-  return WrongTypeError(absl::StrCat(
-      "expected an xla tensor, got ",
-      std::string(py::str(py::type::handle_of(object)))));
-}
-
-XlaTensorPtr ToXlaTensor(py::handle object) {
-  return ValueOrThrow(AsXlaTensor(object));
-}
-
-std::vector<XlaTensorPtr> ToXlaTensors(const py::iterable& objects) {
-  std::vector<XlaTensorPtr> tensors;
-  for (py::handle object : objects) tensors.push_back(ToXlaTensor(object));
-  return tensors;
 }
 
 absl::StatusOr<Shape> CheckedShape(DType dtype, std::vector<int64_t> dims) {
@@ -428,11 +404,14 @@ void InitTensorBindings(py::module_& m) {
       "The StableHLO module a sync of `tensors` would compile, as bytes "
       "(upstream's signature). No tensors: every live tensor on `device` "
       "('xla:N'; empty for all devices).");
-  auto graph_hash = [](const py::iterable& tensors) {
-    return ValueOrThrow(TensorsGraphHash(ToXlaTensors(tensors)));
-  };
-  m.def("_graph_hash", graph_hash);
-  m.def("_get_graph_hash", graph_hash);  // upstream's name
+  m.def(
+      "_get_graph_hash",
+      [](const py::iterable& tensors) {
+        return ValueOrThrow(TensorsGraphHash(ToXlaTensors(tensors)));
+      },
+      py::arg("tensors"),
+      "The hash a sync of `tensors` compiles under (graph, aliases, "
+      "shardings); upstream's name.");
   m.def("_live_tensor_count", &LiveTensorCount);
   m.def("_compile_cache_size", &CompileCacheSize);
   m.def("_clear_compile_cache", &ClearCompileCache);

@@ -140,6 +140,32 @@ const XlaTensorPtr& CurrentHandle(const TorchTensor& tensor) {
   return tensor.handle;
 }
 
+absl::StatusOr<XlaTensorPtr> AsXlaTensor(py::handle object) {
+  TorchTensor tensor;
+  if (ReadTorchTensor(object.ptr(), &tensor)) return CurrentHandle(tensor);
+  if (py::isinstance<XlaTensor>(object)) return py::cast<XlaTensorPtr>(object);
+  const WrapperApi& api = WrapperApi::Get();
+  if (py::isinstance(object, api.torch_tensor)) {
+    return WrongTypeError(absl::StrCat(
+        "expected an 'xla' tensor, got a tensor on ",
+        py::str(object.attr("device")).cast<std::string>(),
+        "; move it with .to('xla') first"));
+  }
+  return WrongTypeError(absl::StrCat(
+      "expected an 'xla' tensor, got ",
+      std::string(py::str(py::type::handle_of(object)))));
+}
+
+XlaTensorPtr ToXlaTensor(py::handle object) {
+  return ValueOrThrow(AsXlaTensor(object));
+}
+
+std::vector<XlaTensorPtr> ToXlaTensors(const py::iterable& objects) {
+  std::vector<XlaTensorPtr> tensors;
+  for (py::handle object : objects) tensors.push_back(ToXlaTensor(object));
+  return tensors;
+}
+
 std::vector<int64_t> StridesOf(const TorchTensor& tensor) {
   if (tensor.view != nullptr) return tensor.view->strides;
   return torch_xla::ContiguousStrides(tensor.handle->shape().dims);
@@ -287,10 +313,7 @@ void InitTorchTensorBindings(py::module_& m) {
   m.def(
       "_to_cpu_tensor",
       [](py::handle tensor) {
-        TorchTensor t;
-        return ToHostTensor(ReadTorchTensor(tensor.ptr(), &t)
-                                ? CurrentHandle(t)
-                                : ToXlaTensor(tensor));
+        return ToHostTensor(ToXlaTensor(tensor));
       },
       py::arg("tensor"),
       "A new CPU tensor with the value of an 'xla' tensor or handle (runs "

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "pybind11/pybind11.h"
 #include "torch_xla/csrc/python/view_info.h"
 #include "torch_xla/csrc/tensor/xla_tensor.h"
@@ -31,6 +32,16 @@ bool ReadTorchTensor(PyObject* object, TorchTensor* tensor);
 
 // The handle to compute with: a view is re-derived first if its root moved.
 const XlaTensorPtr& CurrentHandle(const TorchTensor& tensor);
+
+// The one way bindings read a tensor argument: an 'xla' torch tensor gives
+// its current handle (ReadTorchTensor, then CurrentHandle); a bare C++
+// handle (an _XLAC tensor, as the _ir functions pass) is taken as it is.
+// Anything else is a TypeError status naming what was passed (a torch
+// tensor on another device says which and how to move it). ToXlaTensor(s)
+// raise it.
+absl::StatusOr<XlaTensorPtr> AsXlaTensor(pybind11::handle object);
+XlaTensorPtr ToXlaTensor(pybind11::handle object);
+std::vector<XlaTensorPtr> ToXlaTensors(const pybind11::iterable& objects);
 
 // Eager's strides and storage offset for the tensor (roots are contiguous).
 std::vector<int64_t> StridesOf(const TorchTensor& tensor);

@@ -15,6 +15,7 @@
 #include "torch_xla/csrc/ir/shape.h"
 #include "torch_xla/csrc/ir/sharding.h"
 #include "torch_xla/csrc/runtime/client.h"
+#include "torch_xla/csrc/spmd/shard_geometry.h"
 
 namespace torch_xla::spmd {
 

@@ -20,14 +20,13 @@
 #include "torch_xla/csrc/lowering/lowering_context.h"
 #include "torch_xla/csrc/metrics/metrics.h"
 #include "torch_xla/csrc/runtime/client.h"
+#include "torch_xla/csrc/spmd/spmd_execution.h"
+#include "torch_xla/csrc/spmd/spmd_mode.h"
 #include "torch_xla/csrc/tensor/device_data.h"
 #include "torch_xla/csrc/tensor/donation.h"
 #include "torch_xla/csrc/tensor/execution_scope.h"
-#include "torch_xla/csrc/tensor/spmd_execution.h"
 #include "torch_xla/csrc/tensor/sync_group.h"
 #include "torch_xla/csrc/tensor/views.h"
-#include "torch_xla/csrc/spmd/spmd_mode.h"
-
 namespace torch_xla {
 namespace {
 
@@ -39,6 +38,19 @@ std::atomic<bool> g_buffer_donor_aliasing{false};
 std::mutex& SyncMutex() {
   static auto* mu = new std::mutex();
   return *mu;
+}
+
+// Live tensors holding host data that SpmdArguments placed on the devices
+// take the replicated device data instead, so it is transferred once.
+absl::Status KeepPlacedHostData(
+    const std::unordered_map<int64_t, std::shared_ptr<DeviceData>>& placed) {
+  if (placed.empty()) return absl::OkStatus();
+  for (const XlaTensorPtr& tensor : LiveTensors()) {
+    if (tensor->state() != TensorState::kHostData) continue;
+    auto it = placed.find(tensor->data()->id());
+    if (it != placed.end()) TXLA_RETURN_IF_ERROR(tensor->SetData(it->second));
+  }
+  return absl::OkStatus();
 }
 
 // Hands a launched group's outputs (one list per device of its program) to

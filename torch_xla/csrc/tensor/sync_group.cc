@@ -13,10 +13,11 @@
 #include "torch_xla/csrc/metrics/metrics.h"
 #include "torch_xla/csrc/runtime/host_heap.h"
 #include "torch_xla/csrc/runtime/replication.h"
+#include "torch_xla/csrc/spmd/shard_geometry.h"
+#include "torch_xla/csrc/spmd/spmd_execution.h"
 #include "torch_xla/csrc/spmd/spmd_mode.h"
 #include "torch_xla/csrc/tensor/execution_scope.h"
 #include "torch_xla/csrc/tensor/host_uploads.h"
-#include "torch_xla/csrc/tensor/spmd_execution.h"
 
 namespace torch_xla {
 
@@ -236,8 +237,12 @@ absl::StatusOr<PreparedGroup> PrepareGroup(
   // (mark_sharding, or an in-place update of sharded data) keep it.
   const bool spmd = spmd::IsSpmd();
   if (spmd) {
+    std::vector<ShardingPtr> tensor_shardings;
+    for (const XlaTensorPtr& tensor : group.tensors) {
+      tensor_shardings.push_back(tensor->sharding());
+    }
     TXLA_RETURN_IF_ERROR(StateShardings(
-        context, ResultShardings(context, group.tensors,
+        context, ResultShardings(context, tensor_shardings,
                                  group.result_of_tensor, donation.aliases)));
   }
 

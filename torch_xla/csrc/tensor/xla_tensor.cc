@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "torch_xla/csrc/ir/builder.h"
 #include "torch_xla/csrc/ir/status_macros.h"
-#include "torch_xla/csrc/tensor/spmd_tensors.h"
+#include "torch_xla/csrc/spmd/spmd_execution.h"
 
 namespace torch_xla {
 namespace {

@@ -1,4 +1,4 @@
-#include "torch_xla/csrc/tensor/spmd_tensors.h"
+#include "torch_xla/csrc/spmd/spmd_tensors.h"
 
 #include <cstring>
 
@@ -7,10 +7,10 @@
 #include "torch_xla/csrc/ir/status_macros.h"
 #include "torch_xla/csrc/metrics/metrics.h"
 #include "torch_xla/csrc/runtime/client.h"
+#include "torch_xla/csrc/spmd/spmd_execution.h"
 #include "torch_xla/csrc/spmd/spmd_mode.h"
 #include "torch_xla/csrc/tensor/device_data.h"
 #include "torch_xla/csrc/tensor/graph_executor.h"
-#include "torch_xla/csrc/tensor/spmd_execution.h"
 
 namespace torch_xla {
 namespace {
@@ -58,22 +58,6 @@ absl::StatusOr<XlaTensorPtr> TensorFromHost(const void* data, Shape shape,
                         client->TransferToDevice(data, shape, device));
   return XlaTensor::FromData(
       std::make_shared<DeviceData>(shape, std::vector{buffer}), device);
-}
-
-absl::StatusOr<DataPtr> UploadTracedHostData(const DataPtr& data) {
-  if (data == nullptr || data->kind() != DataKind::kHost ||
-      data->shape().dims.empty() || !spmd::IsSpmd()) {
-    return DataPtr();
-  }
-  const auto& host = static_cast<const HostData&>(*data);
-  if (host.is_fill()) return DataPtr();
-  static const ShardingPtr kReplicated =
-      std::make_shared<const Sharding>(Sharding::Replicated());
-  TXLA_ASSIGN_OR_RETURN(
-      std::shared_ptr<DeviceData> replicated,
-      ShardHostArray(host.bytes().data(), host.shape(), kReplicated));
-  replicated->set_owner_alias_id(data->owner_alias_id());
-  return DataPtr(std::move(replicated));
 }
 
 absl::Status MarkSharding(const XlaTensorPtr& tensor, ShardingPtr sharding) {

@@ -1,18 +1,21 @@
-#ifndef TORCH_XLA_CSRC_TENSOR_SPMD_TENSORS_H_
-#define TORCH_XLA_CSRC_TENSOR_SPMD_TENSORS_H_
+#ifndef TORCH_XLA_CSRC_SPMD_SPMD_TENSORS_H_
+#define TORCH_XLA_CSRC_SPMD_SPMD_TENSORS_H_
 
 // Tensors on the SPMD virtual device. Host data moved there stays on the
 // host until its sharding is known; mark_sharding then sends each device
 // only its shard. An op that reads it first sends it replicated, when the
-// op is traced (UploadTracedHostData). A pending value is annotated instead (the partitioner
-// splits it), and a placeholder just records the sharding, so a sharded
-// computation can be staged out with no data at all.
+// op is traced (UploadTracedHostData, spmd_execution.h). A pending value is
+// annotated instead (the partitioner splits it), and a placeholder just
+// records the sharding, so a sharded computation can be staged out with no
+// data at all. These sit above the tensor layer (they sync and re-lay out
+// tensors); the executor's half is spmd_execution.h, below it.
 
 #include <cstdint>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "torch_xla/csrc/ir/sharding.h"
+#include "torch_xla/csrc/spmd/shard_geometry.h"
 #include "torch_xla/csrc/tensor/xla_tensor.h"
 
 namespace torch_xla {
@@ -22,12 +25,6 @@ namespace torch_xla {
 // buffer on `device`.
 absl::StatusOr<XlaTensorPtr> TensorFromHost(const void* data, Shape shape,
                                             int device);
-
-// Under SPMD, host data an op reads goes to the devices when the op is
-// traced, replicated (later steps read the buffers; a sync would have sent
-// it anyway): the device data to hold instead, or nullptr to keep `data`
-// (not SPMD, not host data, or a fill or scalar, which travel packed).
-absl::StatusOr<DataPtr> UploadTracedHostData(const DataPtr& data);
 
 // Gives the tensor `sharding` (checked against its shape and the device
 // count). Data is re-laid out over the devices (only shards travel); a
@@ -50,4 +47,4 @@ absl::StatusOr<std::vector<LocalShard>> LocalShards(
 
 }  // namespace torch_xla
 
-#endif  // TORCH_XLA_CSRC_TENSOR_SPMD_TENSORS_H_
+#endif  // TORCH_XLA_CSRC_SPMD_SPMD_TENSORS_H_

@@ -1,10 +1,12 @@
-#include "torch_xla/csrc/tensor/spmd_execution.h"
+#include "torch_xla/csrc/spmd/spmd_execution.h"
 
 #include "absl/strings/str_cat.h"
 #include "torch_xla/csrc/ir/status_macros.h"
 #include "torch_xla/csrc/metrics/metrics.h"
 #include "torch_xla/csrc/spmd/compiled_shardings.h"
+#include "torch_xla/csrc/spmd/shard_geometry.h"
 #include "torch_xla/csrc/spmd/sharded_transfer.h"
+#include "torch_xla/csrc/spmd/spmd_mode.h"
 #include "torch_xla/csrc/tensor/host_uploads.h"
 
 namespace torch_xla {
@@ -13,15 +15,16 @@ using runtime::BufferPtr;
 using runtime::Client;
 
 std::vector<ShardingPtr> ResultShardings(
-    const LoweringContext& context, absl::Span<const XlaTensorPtr> tensors,
+    const LoweringContext& context,
+    absl::Span<const ShardingPtr> tensor_shardings,
     absl::Span<const int64_t> result_of_tensor,
     absl::Span<const std::pair<int64_t, int64_t>> aliases) {
   static const ShardingPtr kReplicated =
       std::make_shared<const Sharding>(Sharding::Replicated());
   std::vector<ShardingPtr> shardings(context.results().size());
-  for (size_t t = 0; t < tensors.size(); ++t) {
-    if (ShardingPtr sharding = tensors[t]->sharding(); sharding != nullptr) {
-      shardings[result_of_tensor[t]] = std::move(sharding);
+  for (size_t t = 0; t < tensor_shardings.size(); ++t) {
+    if (tensor_shardings[t] != nullptr) {
+      shardings[result_of_tensor[t]] = tensor_shardings[t];
     }
   }
   for (const auto& [parameter, result] : aliases) {
@@ -145,17 +148,6 @@ absl::StatusOr<std::vector<std::vector<BufferPtr>>> SpmdArguments(
   return arguments;
 }
 
-absl::Status KeepPlacedHostData(
-    const std::unordered_map<int64_t, std::shared_ptr<DeviceData>>& placed) {
-  if (placed.empty()) return absl::OkStatus();
-  for (const XlaTensorPtr& tensor : LiveTensors()) {
-    if (tensor->state() != TensorState::kHostData) continue;
-    auto it = placed.find(tensor->data()->id());
-    if (it != placed.end()) TXLA_RETURN_IF_ERROR(tensor->SetData(it->second));
-  }
-  return absl::OkStatus();
-}
-
 absl::Status ShardedDataToHost(const DeviceData& data, void* dst,
                                int64_t dst_size) {
   static metrics::Counter* gathers =
@@ -182,6 +174,23 @@ absl::StatusOr<std::shared_ptr<DeviceData>> ShardHostArray(
       spmd::TransferShards(client, dense, shape, *sharding, num_devices));
   return std::make_shared<DeviceData>(shape, std::move(buffers),
                                       std::move(sharding));
+}
+
+
+absl::StatusOr<DataPtr> UploadTracedHostData(const DataPtr& data) {
+  if (data == nullptr || data->kind() != DataKind::kHost ||
+      data->shape().dims.empty() || !spmd::IsSpmd()) {
+    return DataPtr();
+  }
+  const auto& host = static_cast<const HostData&>(*data);
+  if (host.is_fill()) return DataPtr();
+  static const ShardingPtr kReplicated =
+      std::make_shared<const Sharding>(Sharding::Replicated());
+  TXLA_ASSIGN_OR_RETURN(
+      std::shared_ptr<DeviceData> replicated,
+      ShardHostArray(host.bytes().data(), host.shape(), kReplicated));
+  replicated->set_owner_alias_id(data->owner_alias_id());
+  return DataPtr(std::move(replicated));
 }
 
 }  // namespace torch_xla
