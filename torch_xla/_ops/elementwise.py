@@ -16,16 +16,24 @@ from torch_xla._ops._common import (binary_operands, broadcast_shapes,
                                     code_of, device_of, elementwise, literal,
                                     result_type, scalar)
 from torch_xla._ops.registry import aten, inplace_rule, op
-from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
+from torch_xla._tensor import XlaTensor, wrap, xt_of
 
 
 def _float_type(dtype: torch.dtype) -> torch.dtype:
   return dtype if dtype.is_floating_point else torch.get_default_dtype()
 
 
-def _inplace_binary(name):
-  """x.op_(y) for a plain binary op: computed in x's dtype after eager's
-  promotion check, committed without an intermediate tensor."""
+# Codes of ops/arithmetic_ops.h's ArithmeticOp: add/sub/mul/div are built
+# there, for these rules and for the C++ fast rules alike.
+_ADD, _SUB, _MUL, _DIV = 0, 1, 2, 3
+_arithmetic = _XLAC._arithmetic
+_CODES = _dtypes._CODES
+
+
+def _inplace_binary(op, name):
+  """x.op_(y) for a plain binary op: computed in the promoted dtype after
+  eager's promotion check, rounded to x's dtype and committed into x, in
+  one C++ call (ops/arithmetic_ops.h)."""
 
   def rule(x, y, alpha=1):
     dtype = result_type(x, y)
@@ -35,12 +43,7 @@ def _inplace_binary(name):
           f"result type {_dtypes.scalar_type_name(dtype)} can't be cast "
           f"to the desired output type "
           f"{_dtypes.scalar_type_name(x.dtype)}")
-    value = elementwise(_ir.K[name], (x, _scaled(y, alpha)), dtype)
-    if value.dims != list(x.shape):
-      raise RuntimeError(
-          f"output with shape {list(x.shape)} doesn't match the broadcast "
-          f"shape {value.dims}")
-    return commit(x, _ir.convert(value, code_of(x.dtype)))
+    return _XLAC._arithmetic_(op, x, _scaled(y, alpha), _CODES[dtype])
 
   rule.__name__ = name + "_"
   return rule
@@ -61,7 +64,7 @@ def _scaled(b, alpha):
 
 @op(aten.add.Tensor, aten.add.Scalar)
 def add(a, b, alpha=1):
-  return _binary("add", a, _scaled(b, alpha), result_type(a, b))
+  return _arithmetic(_ADD, a, _scaled(b, alpha), _CODES[result_type(a, b)])
 
 
 @op(aten.sub.Tensor, aten.sub.Scalar)
@@ -70,25 +73,22 @@ def sub(a, b, alpha=1):
     raise RuntimeError(
         "Subtraction, the `-` operator, with two bool tensors is not "
         "supported. Use the `^` or `logical_xor()` operator instead.")
-  return _binary("subtract", a, _scaled(b, alpha), result_type(a, b))
+  return _arithmetic(_SUB, a, _scaled(b, alpha), _CODES[result_type(a, b)])
 
 
 @op(aten.rsub.Tensor, aten.rsub.Scalar)
 def rsub(a, b, alpha=1):
-  return _binary("subtract", b, _scaled(a, alpha), result_type(a, b))
+  return _arithmetic(_SUB, b, _scaled(a, alpha), _CODES[result_type(a, b)])
 
 
 @op(aten.mul.Tensor, aten.mul.Scalar)
 def mul(a, b):
-  dtype = result_type(a, b)
-  if dtype == torch.bool:
-    return _binary("and", a, b, dtype)
-  return _binary("multiply", a, b, dtype)
+  return _arithmetic(_MUL, a, b, _CODES[result_type(a, b)])  # bool: and
 
 
 @op(aten.div.Tensor, aten.div.Scalar)
 def div(a, b):
-  return _binary("divide", a, b, _float_type(result_type(a, b)))
+  return _arithmetic(_DIV, a, b, _CODES[_float_type(result_type(a, b))])
 
 
 @op(aten.div.Tensor_mode, aten.div.Scalar_mode)
@@ -192,8 +192,7 @@ def fmod(a, b):
 def pow_tensor_scalar(x, exponent):
   dtype = result_type(x, exponent)
   if exponent == 2:
-    v = _ir.convert(xt_of(x), code_of(dtype))
-    return wrap(_ir.binary("multiply", v, v))
+    return _XLAC._square(x, _CODES[dtype])
   if exponent == 1:
     return wrap(_XLAC._clone(_ir.convert(xt_of(x), code_of(dtype))))
   if exponent == 0.5 and dtype.is_floating_point:
@@ -289,11 +288,11 @@ le = op(aten.le.Tensor, aten.le.Scalar)(_comparison("LE"))
 gt = op(aten.gt.Tensor, aten.gt.Scalar)(_comparison("GT"))
 ge = op(aten.ge.Tensor, aten.ge.Scalar)(_comparison("GE"))
 
-op(aten.add_.Tensor, aten.add_.Scalar)(_inplace_binary("add"))
-op(aten.sub_.Tensor, aten.sub_.Scalar)(_inplace_binary("subtract"))
+op(aten.add_.Tensor, aten.add_.Scalar)(_inplace_binary(_ADD, "add"))
+op(aten.sub_.Tensor, aten.sub_.Scalar)(_inplace_binary(_SUB, "sub"))
+op(aten.mul_.Tensor, aten.mul_.Scalar)(_inplace_binary(_MUL, "mul"))
 
 for _functional, _overloads in (
-    (mul, (aten.mul_.Tensor, aten.mul_.Scalar)),
     (div, (aten.div_.Tensor, aten.div_.Scalar)),
     (div_mode, (aten.div_.Tensor_mode, aten.div_.Scalar_mode)),
     (remainder, (aten.remainder_.Tensor, aten.remainder_.Scalar)),
@@ -345,36 +344,30 @@ def where(condition, a, b):
           _ir.broadcast_to(xb, shape)))
 
 
-def _unary_float(name):
-  """A math function: integer inputs compute in the default float type."""
+def _unary_float(name, opmath=False):
+  """A math function: integer inputs compute in the default float type.
+  With `opmath`, bf16/f16 compute in f32 and round once, as eager's kernels
+  do (for the CHLO expansions, which would otherwise round every step in
+  the half type). Built by ops/unary_ops.h, as the C++ fast rules build
+  it."""
+  kind = _ir.K[name]
 
   def rule(x):
-    dtype = _float_type(x.dtype)
-    return wrap(_ir.unary(name, _ir.convert(xt_of(x), code_of(dtype))))
+    return _XLAC._unary(kind, x, _CODES[_float_type(x.dtype)], opmath)
 
   rule.__name__ = name
   return rule
 
 
 def _unary_opmath(name):
-  """A math function computed in f32 for bf16/f16 inputs and rounded once,
-  as eager's kernels do (for the CHLO expansions, which would otherwise
-  round every step in the half type)."""
-
-  def rule(x):
-    code = code_of(_float_type(x.dtype))
-    acc = _ir.F32 if code in (_ir.BF16, _ir.F16) else code
-    return wrap(_ir.convert(_ir.unary(name, _ir.convert(xt_of(x), acc)),
-                            code))
-
-  rule.__name__ = name
-  return rule
+  return _unary_float(name, opmath=True)
 
 
 _UNSIGNED = (torch.uint8, torch.uint16, torch.uint32, torch.uint64)
 
 
 def _unary_same(name):
+  kind = _ir.K[name]
 
   def rule(x):
     if x.dtype in _UNSIGNED or x.dtype is torch.bool:
@@ -382,7 +375,7 @@ def _unary_same(name):
         return wrap(_XLAC._clone(xt_of(x)))  # |x| = x
       if name == "sign":  # 0 or 1 (bool: x itself)
         return wrap(_ir.convert(xt_of(ne(x, 0)), code_of(x.dtype)))
-    return wrap(_ir.unary(name, xt_of(x)))
+    return _XLAC._unary(kind, x, _CODES[x.dtype], False)
 
   rule.__name__ = name
   return rule

@@ -8,6 +8,10 @@ parameters: changing them between steps does not recompile (only 0 and 1
 change the graph, because eager ignores `self` when beta is 0 and skips the
 multiplications when a factor is 1).
 
+The product itself is built in C++ (torch_xla/csrc/ops/linalg_ops.h), by
+the same builder the C++ fast rules of mm/bmm call: this module checks
+eager's errors and composes beta/alpha around it.
+
 matmul, linear and outer are CompositeImplicit in PyTorch: they reach the
 registry already decomposed into the ops here (plus views and mul), e.g.
 F.linear on a 3-d input is view + addmm (or mm) + view.
@@ -15,36 +19,25 @@ F.linear on a 3-d input is view + addmm (or mm) + view.
 
 import torch
 
-from torch_xla import _dtypes, _ir
+from torch_xla import _XLAC, _dtypes, _ir
 from torch_xla._ops._common import check_same_device, code_of, scalar
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import commit, wrap, xt_of
 
 _LOW_PRECISION = (_ir.BF16, _ir.F16)
-_HIGHEST = (_ir.F32, _ir.F64)
 
 
 def dot(a, b, lhs_contract, rhs_contract, lhs_batch=(), rhs_batch=(),
         accumulate=False):
-  """dot_general of two handles of one dtype, with eager's accumulation.
+  """dot_general of two tensors or handles of one dtype, with eager's
+  accumulation (C++: ops/linalg_ops.h, shared with the fast rules).
 
-  Returns the product in the operands' dtype, or, with `accumulate`, in
-  the accumulation dtype (f32 for bf16/f16) so callers can add to it
-  (bias, beta * self) before rounding once.
+  Returns a handle of the product in the operands' dtype, or, with
+  `accumulate`, in the accumulation dtype (f32 for bf16/f16) so callers can
+  add to it (bias, beta * self) before rounding once.
   """
-  code = a.dtype
-  attrs = {
-      "lhs_contract": list(lhs_contract),
-      "rhs_contract": list(rhs_contract),
-      "lhs_batch": list(lhs_batch),
-      "rhs_batch": list(rhs_batch),
-  }
-  if code in _LOW_PRECISION:
-    attrs["dtype"] = _ir.DT[_ir.F32]
-  elif code in _HIGHEST:
-    attrs["precision"] = "HIGHEST"
-  out = _ir._op(_ir.K["dot_general"], [a, b], attrs)
-  return out if accumulate else _ir.convert(out, code)
+  return _XLAC._dot(a, b, list(lhs_contract), list(rhs_contract),
+                    list(lhs_batch), list(rhs_batch), accumulate)
 
 
 def accumulation_code(code: int) -> int:
@@ -108,7 +101,7 @@ def mm(a, b):
   _check_matrix(b, "mat2")
   _check_mm_shapes(a, b)
   _check_dtypes("mm", a, b)
-  return wrap(dot(xt_of(a), xt_of(b), [1], [0]))
+  return _XLAC._mm(a, b)
 
 
 @op(aten.bmm.default)
@@ -116,7 +109,7 @@ def bmm(a, b):
   check_same_device("bmm", a, b)
   _check_bmm(a, b)
   _check_dtypes("bmm", a, b)
-  return wrap(dot(xt_of(a), xt_of(b), [2], [1], [0], [0]))
+  return _XLAC._bmm(a, b)
 
 
 @op(aten.dot.default)
@@ -133,7 +126,7 @@ def dot_(a, b):
   _check_dtypes("dot", a, b,
                 f"dot : expected both vectors to have same dtype, but found "
                 f"{_name(a.dtype)} and {_name(b.dtype)}")
-  return wrap(dot(xt_of(a), xt_of(b), [0], [0]))
+  return wrap(dot(a, b, [0], [0]))
 
 
 def _check_mv(a, v):
@@ -151,7 +144,7 @@ def _check_mv(a, v):
 def mv(a, v):
   check_same_device("mv", a, v)
   _check_mv(a, v)
-  return wrap(dot(xt_of(a), xt_of(v), [1], [0]))
+  return wrap(dot(a, v, [1], [0]))
 
 
 def _scale_and_add(name, self, product, beta, alpha, out_dims):
@@ -191,7 +184,7 @@ def _addmm_value(self, a, b, beta, alpha):
     raise RuntimeError(
         f"self and mat2 must have the same dtype, but got "
         f"{_name(self.dtype)} and {_name(a.dtype)}")
-  product = dot(xt_of(a), xt_of(b), [1], [0], accumulate=True)
+  product = dot(a, b, [1], [0], accumulate=True)
   return _scale_and_add("addmm", self, product, beta, alpha,
                         [a.shape[0], b.shape[1]])
 
@@ -216,7 +209,7 @@ def baddbmm(self, a, b, beta=1, alpha=1):
   check_same_device("baddbmm", self, a, b)
   _check_bmm(a, b)
   _check_dtypes("baddbmm", a, b)
-  product = dot(xt_of(a), xt_of(b), [2], [1], [0], [0], accumulate=True)
+  product = dot(a, b, [2], [1], [0], [0], accumulate=True)
   return wrap(_scale_and_add("baddbmm", self, product, beta, alpha,
                              [a.shape[0], a.shape[1], b.shape[2]]))
 
@@ -228,7 +221,7 @@ def addbmm(self, a, b, beta=1, alpha=1):
   check_same_device("addbmm", self, a, b)
   _check_bmm(a, b, "addbmm")
   _check_dtypes("addbmm", a, b)
-  product = dot(xt_of(a), xt_of(b), [0, 2], [0, 1], accumulate=True)
+  product = dot(a, b, [0, 2], [0, 1], accumulate=True)
   return wrap(_scale_and_add("addbmm", self, product, beta, alpha,
                              [a.shape[1], b.shape[2]]))
 
@@ -237,6 +230,6 @@ def addbmm(self, a, b, beta=1, alpha=1):
 def addmv(self, a, v, beta=1, alpha=1):
   check_same_device("addmv", self, a, v)
   _check_mv(a, v)
-  product = dot(xt_of(a), xt_of(v), [1], [0], accumulate=True)
+  product = dot(a, v, [1], [0], accumulate=True)
   return wrap(_scale_and_add("addmv", self, product, beta, alpha,
                              [a.shape[0]]))

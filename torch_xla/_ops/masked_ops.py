@@ -42,17 +42,14 @@ def _masked_fill_value(x, mask, value, inplace):
   else:
     _XLAC._check_scalar(value, code)  # eager's overflow error, not a wrap
     fill = scalar(value, code, device)
-  v = xt_of(x)
-  m = index_mask(mask, device)
   shape = list(x.shape)
-  if list(mask.shape) != shape:
+  if inplace and list(mask.shape) != shape:
     target = broadcast_shapes(shape, list(mask.shape))
-    if inplace and target != shape:
+    if target != shape:
       raise RuntimeError(f"output with shape {shape} doesn't match the "
                          f"broadcast shape {target}")
-    shape = target
-    v, m = _ir.broadcast_to(v, shape), _ir.broadcast_to(m, shape)
-  return _ir.select(m, _ir.broadcast_to(fill, shape), v)
+  # The select is built by ops/nn_ops.h, as the C++ fast rule builds it.
+  return _XLAC._masked_fill(x, index_mask(mask, device), fill)
 
 
 @op(aten.masked_fill.Scalar, aten.masked_fill.Tensor)

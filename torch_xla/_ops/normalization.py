@@ -2,7 +2,9 @@
 
 All of them compute in f32 for bf16/f16 inputs and round once at the end,
 as eager's CPU kernels do. Softmax subtracts the row max first, so large
-logits never overflow exp(). eps and momentum are scalar parameters (a new
+logits never overflow exp(); softmax, log_softmax and their backwards are
+built in C++ (torch_xla/csrc/ops/softmax_ops.h) by the builders the C++
+fast rules call too. eps and momentum are scalar parameters (a new
 value never recompiles); element counts are literals.
 
 Batch norm updates the running statistics in place (commit), as eager does.
@@ -15,7 +17,7 @@ import torch
 from torch_xla import _XLAC, _ir
 from torch_xla._ops._common import (canonical_dim, code_of, literal,
                                     literal_like, scalar)
-from torch_xla._ops.reductions import acc_code, keep_dims, reduce_extreme
+from torch_xla._ops.reductions import acc_code, keep_dims
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import commit, wrap, xt_of
 
@@ -56,30 +58,21 @@ def _softmax_dims(x, dim):
   return [d] if x.dim() else []
 
 
-def _shifted(x, dim, half_to_float):
-  """(x - max(x) in the accumulation type, output code, dims)."""
-  code = _ir.F32 if half_to_float else code_of(x.dtype)
-  v = _ir.convert(xt_of(x), acc_code(code))
-  dims = _softmax_dims(x, dim)
-  if not dims:
-    return _ir.binary("subtract", v, v), code, dims
-  m = reduce_extreme(v, dims, "max", keepdim=True)
-  return _bin("subtract", v, m), code, dims
+def _softmax_code(x, half_to_float):
+  return _ir.F32 if half_to_float else code_of(x.dtype)
 
 
 @op(aten._softmax.default)
 def softmax(x, dim, half_to_float=False):
-  shifted, code, dims = _shifted(x, dim, half_to_float)
-  e = _ir.unary("exponential", shifted)
-  return wrap(_ir.convert(_bin("divide", e, _sum_into(e, dims)), code))
+  # Built by ops/softmax_ops.h, as the C++ fast rule builds it.
+  return _XLAC._softmax(x, _softmax_dims(x, dim),
+                        _softmax_code(x, half_to_float))
 
 
 @op(aten._log_softmax.default)
 def log_softmax(x, dim, half_to_float=False):
-  shifted, code, dims = _shifted(x, dim, half_to_float)
-  log_total = _ir.unary("log",
-                        _sum_into(_ir.unary("exponential", shifted), dims))
-  return wrap(_ir.convert(_bin("subtract", shifted, log_total), code))
+  return _XLAC._softmax(x, _softmax_dims(x, dim),
+                        _softmax_code(x, half_to_float), log=True)
 
 
 @op(aten._safe_softmax.default)
@@ -98,34 +91,20 @@ def safe_softmax(x, dim, dtype=None):
   return wrap(_ir.select(masked, literal_like(0, out.dtype, out), out))
 
 
-def _backward_operands(grad, output, input_dtype):
-  code = code_of(input_dtype)
-  acc = acc_code(code)
-  return (_ir.convert(xt_of(grad), acc), _ir.convert(xt_of(output), acc),
-          code)
-
-
 @op(aten._softmax_backward_data.default)
 def softmax_backward(grad_output, output, dim, input_dtype):
-  # d softmax: y * (g - sum(g * y))
-  g, y, code = _backward_operands(grad_output, output, input_dtype)
-  dims = _softmax_dims(output, dim)
-  dot = _sum_into(_ir.binary("multiply", g, y), dims)
-  return wrap(
-      _ir.convert(_ir.binary("multiply", y, _bin("subtract", g, dot)), code))
+  # d softmax: y * (g - sum(g * y)) (ops/softmax_ops.h)
+  return _XLAC._softmax_backward(grad_output, output,
+                                 _softmax_dims(output, dim),
+                                 code_of(input_dtype))
 
 
 @op(aten._log_softmax_backward_data.default)
 def log_softmax_backward(grad_output, output, dim, input_dtype):
-  # d log_softmax: g - exp(y) * sum(g)
-  g, y, code = _backward_operands(grad_output, output, input_dtype)
-  dims = _softmax_dims(output, dim)
-  total = _sum_into(g, dims)
-  return wrap(
-      _ir.convert(
-          _ir.binary("subtract", g,
-                     _bin("multiply", _ir.unary("exponential", y), total)),
-          code))
+  # d log_softmax: g - exp(y) * sum(g) (ops/softmax_ops.h)
+  return _XLAC._softmax_backward(grad_output, output,
+                                 _softmax_dims(output, dim),
+                                 code_of(input_dtype), log=True)
 
 
 # ---------------------------------------------------------------------------

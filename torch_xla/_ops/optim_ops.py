@@ -10,15 +10,17 @@ parameters through the single-tensor rules: a new learning rate or step
 count never recompiles.
 
 lerp/addcmul/addcdiv follow eager's formulas (and its f32 "opmath" for
-bf16/f16) so results match eager PyTorch closely.
+bf16/f16) so results match eager PyTorch closely; they are built in C++
+(torch_xla/csrc/ops/optim_ops.h) by the builders the C++ fast rules of
+lerp_/addcmul_/addcdiv_ call too. This module checks eager's errors.
 """
 
 import torch
 
-from torch_xla import _ir
+from torch_xla import _XLAC, _ir
 from torch_xla._ops import registry
-from torch_xla._ops._common import (broadcast_shapes, check_same_device,
-                                    code_of, literal, scalar)
+from torch_xla._ops._common import (check_same_device, code_of, literal,
+                                    scalar)
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
 
@@ -37,20 +39,15 @@ def _dtype_name(dtype):
               dtype, str(dtype).replace("torch.", ""))
 
 
-def _value(x, code, shape, device):
-  """A tensor or number as a handle of `code` broadcast to `shape`."""
+def _value(x, code, device):
+  """An operand of ops/optim_ops.h: an 'xla' tensor as it is (the builder
+  converts it), a number or cpu scalar tensor as a scalar parameter of
+  `code` (the opmath type)."""
   if isinstance(x, XlaTensor):
-    v = _ir.convert(xt_of(x), code)
-  elif isinstance(x, torch.Tensor):  # a cpu scalar tensor
-    v = scalar(x.item(), code, device)
-  else:
-    v = scalar(x, code, device)
-  return _ir.broadcast_to(v, shape)
-
-
-def _shape_of(*xs):
-  return broadcast_shapes(*[list(x.shape) for x in xs
-                            if isinstance(x, torch.Tensor)])
+    return x
+  if isinstance(x, torch.Tensor):  # a cpu scalar tensor
+    return scalar(x.item(), code, device)
+  return scalar(x, code, device)
 
 
 def _commit_inplace(name, x, value):
@@ -77,30 +74,8 @@ def _lerp_value(x, end, weight):
     raise RuntimeError(f"expected dtype {_dtype_name(x.dtype)} for `weight` "
                        f"but got dtype {_dtype_name(weight.dtype)}")
   code = code_of(x.dtype)
-  acc = _opmath(code)
-  device = x.device.index
-  shape = _shape_of(x, end, weight)
-  s = _value(x, acc, shape, device)
-  e = _value(end, acc, shape, device)
-  diff = _ir.binary("subtract", e, s)
-  one = literal(1, acc, shape, device)
-  if not is_tensor:
-    w = _value(weight, acc, shape, device)
-    if abs(weight) < 0.5:
-      out = _ir.binary("add", s, _ir.binary("multiply", w, diff))
-    else:
-      out = _ir.binary(
-          "subtract", e,
-          _ir.binary("multiply", diff, _ir.binary("subtract", one, w)))
-    return _ir.convert(out, code)
-  w = _value(weight, acc, shape, device)
-  small = _ir.compare(_ir.unary("abs", w), literal(0.5, acc, shape, device),
-                      "LT")
-  low = _ir.binary("add", s, _ir.binary("multiply", w, diff))
-  high = _ir.binary(
-      "subtract", e,
-      _ir.binary("multiply", diff, _ir.binary("subtract", one, w)))
-  return _ir.convert(_ir.select(small, low, high), code)
+  w = _value(weight, _opmath(code), x.device.index)
+  return _XLAC._lerp(x, end, w, None if is_tensor else weight, code)
 
 
 @op(aten.lerp.Scalar, aten.lerp.Tensor)
@@ -134,15 +109,13 @@ def _addc_value(kind, x, t1, t2, value):
         "implementation: (input + value * tensor1 / tensor2), for all "
         "dtypes.")
   code = code_of(dtype)
-  acc = _opmath(code)
-  device = x.device.index
-  shape = _shape_of(x, t1, t2)
-  term = _value(t1, acc, shape, device)
+  acc, device = _opmath(code), x.device.index
+  scale = None
   if not (isinstance(value, (int, float)) and value == 1):
-    term = _ir.binary("multiply", _value(value, acc, shape, device), term)
-  term = _ir.binary(kind, term, _value(t2, acc, shape, device))
-  out = _ir.binary("add", _value(x, acc, shape, device), term)
-  return _ir.convert(out, code)
+    scale = _value(value, acc, device)
+  return _XLAC._addc(_ir.K[kind], _value(x, acc, device),
+                     _value(t1, acc, device), _value(t2, acc, device), scale,
+                     code)
 
 
 @op(aten.addcmul.default)

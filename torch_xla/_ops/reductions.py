@@ -11,8 +11,11 @@ Numerics follow eager CPU PyTorch:
 - argmax/argmin/max.dim/min.dim give the first index of the extreme value
   (of the first NaN when there is one), like eager.
 
-The helpers on handles (acc_code, reduction_dims, keep_dims, reduce_extreme)
-are shared with normalization.py and losses.py.
+sum, mean and the NaN-aware max/min are built in C++
+(torch_xla/csrc/ops/reduction_ops.h), by the builders the C++ fast rules
+call too; this module normalizes eager's `dim`/`dtype` arguments and raises
+eager's errors. The helpers on handles (acc_code, reduction_dims,
+keep_dims, reduce_extreme) are shared with normalization.py and losses.py.
 """
 
 import math
@@ -76,12 +79,9 @@ def _reduce(v, dims, kind: str, keepdim: bool):
 
 
 def reduce_extreme(v, dims, kind: str, keepdim: bool = False):
-  """max or min of a handle over `dims`; NaN wins like in eager."""
-  out = _reduce(v, dims, kind, keepdim)
-  if v.dtype in _ir.FLOAT_CODES and dims:
-    has_nan = _reduce(_ir.compare(v, v, "NE"), dims, "or", keepdim)
-    out = _ir.select(has_nan, literal_like(math.nan, v.dtype, out), out)
-  return out
+  """max or min of a handle over `dims`; NaN wins like in eager (C++:
+  ops/reduction_ops.h, shared with softmax's fast rule)."""
+  return _XLAC._reduce_extreme(v, dims, kind, keepdim)
 
 
 def _first_index(v, extreme_kept, d: int):
@@ -116,10 +116,9 @@ def _result_code(x, dtype) -> int:
 
 
 def _sum(x, dim, keepdim, dtype):
-  code = _result_code(x, dtype)
-  dims = reduction_dims(dim, x.dim())
-  out = _reduce(_ir.convert(xt_of(x), acc_code(code)), dims, "sum", keepdim)
-  return wrap(_ir.convert(out, code))
+  # Built by ops/reduction_ops.h, as the C++ fast rules build it.
+  return _XLAC._sum(x, reduction_dims(dim, x.dim()), keepdim,
+                    _result_code(x, dtype))
 
 
 @op(aten.sum.default)
@@ -139,13 +138,8 @@ def _mean(x, dim, keepdim, dtype):
         "mean(): could not infer output dtype. Input dtype must be either a "
         f"floating point or complex dtype. Got: "
         f"{_dtypes.scalar_type_name(out_dtype)}")
-  code = code_of(out_dtype)
-  acc = acc_code(code)
-  dims = reduction_dims(dim, x.dim())
-  count = math.prod(x.shape[d] for d in dims)
-  total = _reduce(_ir.convert(xt_of(x), acc), dims, "sum", keepdim)
-  mean = _ir.binary("divide", total, literal_like(count, acc, total))
-  return wrap(_ir.convert(mean, code))
+  return _XLAC._mean(x, reduction_dims(dim, x.dim()), keepdim,
+                     code_of(out_dtype))
 
 
 @op(aten.mean.default)

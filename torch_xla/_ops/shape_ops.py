@@ -408,20 +408,11 @@ def _zeros(like, shape):
 
 @op(aten.slice_backward.default)
 def slice_backward(grad, input_sizes, dim, start, end, step):
-  # The gradient lands in a zero tensor: one pad with interior padding.
+  # The gradient lands in a zero tensor: one pad with interior padding,
+  # built by ops/nn_ops.h (as the C++ fast rule builds it).
   shape = list(input_sizes)
-  d = canonical_dim(dim, len(shape))
-  start, end = views.clamp_slice(shape[d], start, end)
-  g = xt_of(grad)
-  n = g.dims[d]
-  if n == 0:
-    return wrap(_zeros(g, shape))
-  low, high, interior = [0] * len(shape), [0] * len(shape), [0] * len(shape)
-  low[d] = start
-  high[d] = shape[d] - start - (n - 1) * step - 1
-  interior[d] = step - 1
-  return wrap(_ir.pad(g, literal(0, g.dtype, (), g.device), low, high,
-                      interior))
+  return _XLAC._slice_backward(grad, shape, canonical_dim(dim, len(shape)),
+                               start, end, step)
 
 
 @op(aten.select_backward.default)

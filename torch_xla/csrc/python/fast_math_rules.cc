@@ -1,8 +1,9 @@
-// Fast rules for arithmetic and math: mm/bmm (one dot_general), binary
-// add/sub/mul/div and their in-place forms where eager's promotion is
-// trivial, float unary math, x ** 2, and float sum/mean. They build the IR
-// of the Python rules in torch_xla/_ops (elementwise.py, linalg.py,
-// reductions.py). Contract: fast_rule_util.h.
+// Fast rules for arithmetic and math: mm/bmm, binary add/sub/mul/div and
+// their in-place forms where eager's promotion is trivial, float unary
+// math, x ** 2, and float sum/mean. Each only reads and checks the
+// arguments, then calls the op's core builder in torch_xla/csrc/ops, the
+// one the Python rule (torch_xla/_ops: elementwise.py, linalg.py,
+// reductions.py) calls too. Contract: fast_rule_util.h.
 
 #include <algorithm>
 #include <cstdint>
@@ -10,44 +11,18 @@
 #include <utility>
 #include <vector>
 
-#include "torch_xla/csrc/ir/builder.h"
 #include "torch_xla/csrc/ir/status_macros.h"
+#include "torch_xla/csrc/ops/arithmetic_ops.h"
+#include "torch_xla/csrc/ops/linalg_ops.h"
+#include "torch_xla/csrc/ops/reduction_ops.h"
+#include "torch_xla/csrc/ops/unary_ops.h"
 #include "torch_xla/csrc/python/bindings.h"
 #include "torch_xla/csrc/python/fast_rule_util.h"
-#include "torch_xla/csrc/python/ir_values.h"
 
 namespace py = pybind11;
 
 namespace torch_xla::python {
 namespace {
-
-// One dot_general as torch_xla/_ops/linalg.py's `dot` builds it:
-// half-precision operands accumulate in f32 and round once; f32/f64 ask
-// for HIGHEST precision.
-FastRuleResult Dot(const TorchTensor& a, const TorchTensor& b,
-                   std::vector<int64_t> contract_a,
-                   std::vector<int64_t> contract_b,
-                   std::vector<int64_t> batch) {
-  const DType dtype = a.handle->shape().dtype;
-  Attrs attrs = Attrs()
-                    .Set("lhs_contract", std::move(contract_a))
-                    .Set("rhs_contract", std::move(contract_b))
-                    .Set("lhs_batch", batch)
-                    .Set("rhs_batch", batch);
-  const bool low_precision = dtype == DType::kBF16 || dtype == DType::kF16;
-  if (low_precision) {
-    attrs.Set("dtype", DType::kF32);
-  } else {
-    attrs.Set("precision", "HIGHEST");
-  }
-  TXLA_ASSIGN_OR_RETURN(Value va, CurrentValue(a));
-  TXLA_ASSIGN_OR_RETURN(Value vb, CurrentValue(b));
-  TXLA_ASSIGN_OR_RETURN(
-      NodePtr product,
-      MakeNode(OpKind::kDotGeneral, {std::move(va), std::move(vb)},
-               std::move(attrs)));
-  return WrapValue(Convert(Value(std::move(product)), dtype), a);
-}
 
 bool ReadMatrices(PyObject* const* args, Py_ssize_t nargs, size_t rank,
                   TorchTensor* a, TorchTensor* b) {
@@ -62,6 +37,14 @@ bool ReadMatrices(PyObject* const* args, Py_ssize_t nargs, size_t rank,
          a->handle->device() == b->handle->device();
 }
 
+template <absl::StatusOr<Value> (*kBuilder)(Value, Value)>
+FastRuleResult Product(const TorchTensor& a, const TorchTensor& b) {
+  TXLA_ASSIGN_OR_RETURN(Value va, CurrentValue(a));
+  TXLA_ASSIGN_OR_RETURN(Value vb, CurrentValue(b));
+  TXLA_ASSIGN_OR_RETURN(Value out, kBuilder(std::move(va), std::move(vb)));
+  return WrapValue(std::move(out), a);
+}
+
 // aten.mm.default(self, mat2)
 FastRuleResult Mm(PyObject* const* args, Py_ssize_t nargs) {
   TorchTensor a, b;
@@ -69,7 +52,7 @@ FastRuleResult Mm(PyObject* const* args, Py_ssize_t nargs) {
       a.handle->shape().dims[1] != b.handle->shape().dims[0]) {
     return py::object();
   }
-  return Dot(a, b, {1}, {0}, {});
+  return Product<ops::Mm>(a, b);
 }
 
 // aten.bmm.default(self, mat2)
@@ -79,7 +62,7 @@ FastRuleResult Bmm(PyObject* const* args, Py_ssize_t nargs) {
   const std::vector<int64_t>& da = a.handle->shape().dims;
   const std::vector<int64_t>& db = b.handle->shape().dims;
   if (da[0] != db[0] || da[2] != db[1]) return py::object();
-  return Dot(a, b, {2}, {1}, {0});
+  return Product<ops::Bmm>(a, b);
 }
 
 // Binary arithmetic where eager's promotion is trivial: an 'xla' tensor and
@@ -103,16 +86,14 @@ bool BinaryDType(PyObject* const* args, Py_ssize_t nargs, bool has_alpha,
          b.handle->device() == a->handle->device();
 }
 
-absl::StatusOr<XlaTensorPtr> BinaryValue(OpKind kind, PyObject* const* args,
-                                         DType dtype) {
-  int device = 0;
-  py::tuple operands = py::make_tuple(py::handle(args[0]), py::handle(args[1]));
-  std::vector<Value> values = ResolveOperands(operands, dtype, &device);
-  TXLA_ASSIGN_OR_RETURN(NodePtr node, MakeNode(kind, std::move(values)));
-  return XlaTensor::FromIr(Value(std::move(node)), device);
+// The operands converted to `dtype` and broadcast, as the Python rules'
+// _XLAC._arithmetic converts them (numbers become scalar parameters).
+std::vector<Value> Operands(PyObject* const* args, DType dtype, int* device) {
+  return ResolveOperands(
+      py::make_tuple(py::handle(args[0]), py::handle(args[1])), dtype, device);
 }
 
-template <OpKind kKind, bool kHasAlpha, bool kFloatOnly>
+template <ops::ArithmeticOp kOp, bool kHasAlpha, bool kFloatOnly>
 FastRuleResult Arithmetic(PyObject* const* args, Py_ssize_t nargs) {
   DType dtype;
   TorchTensor a;
@@ -120,19 +101,28 @@ FastRuleResult Arithmetic(PyObject* const* args, Py_ssize_t nargs) {
       (kFloatOnly && !IsFloating(dtype))) {
     return py::object();
   }
-  TXLA_ASSIGN_OR_RETURN(XlaTensorPtr value, BinaryValue(kKind, args, dtype));
-  return WrapTensor(std::move(value));
+  int device = 0;
+  std::vector<Value> v = Operands(args, dtype, &device);
+  TXLA_ASSIGN_OR_RETURN(Value out, ops::Arithmetic(kOp, std::move(v[0]),
+                                                   std::move(v[1])));
+  return WrapTensor(XlaTensor::FromIr(std::move(out), device));
 }
 
-// In-place x.op_(y): computed in x's dtype, committed into x.
-template <OpKind kKind, bool kHasAlpha>
+// In-place x.op_(y): computed in x's dtype, committed into x. A y that
+// would broadcast x up declines (the Python rule raises eager's error).
+template <ops::ArithmeticOp kOp, bool kHasAlpha>
 FastRuleResult ArithmeticInPlace(PyObject* const* args, Py_ssize_t nargs) {
   DType dtype;
   TorchTensor x;
   if (!BinaryDType(args, nargs, kHasAlpha, &dtype, &x)) return py::object();
-  TXLA_ASSIGN_OR_RETURN(XlaTensorPtr value, BinaryValue(kKind, args, dtype));
-  if (value->shape().dims != x.handle->shape().dims) return py::object();
-  return CommitInPlace(args[0], x, value);
+  int device = 0;
+  std::vector<Value> v = Operands(args, dtype, &device);
+  const Shape& shape = x.handle->shape();
+  if (v[0].shape().dims != shape.dims) return py::object();
+  TXLA_ASSIGN_OR_RETURN(
+      Value out,
+      ops::ArithmeticInPlace(kOp, std::move(v[0]), std::move(v[1]), shape));
+  return CommitInPlace(args[0], x, XlaTensor::FromIr(std::move(out), device));
 }
 
 // Floating-point math functions (integer inputs go to the Python rule).
@@ -144,7 +134,10 @@ FastRuleResult FloatUnary(PyObject* const* args, Py_ssize_t nargs) {
     return py::object();
   }
   TXLA_ASSIGN_OR_RETURN(Value v, CurrentValue(x));
-  return WrapValue(Unary(kKind, std::move(v)), x);
+  TXLA_ASSIGN_OR_RETURN(Value out, ops::Unary(kKind, std::move(v),
+                                              x.handle->shape().dtype,
+                                              /*opmath=*/false));
+  return WrapValue(std::move(out), x);
 }
 
 // aten.pow.Tensor_Scalar(self, 2) on floats: x * x.
@@ -160,7 +153,9 @@ FastRuleResult Square(PyObject* const* args, Py_ssize_t nargs) {
       (PyFloat_CheckExact(args[1]) && PyFloat_AS_DOUBLE(args[1]) == 2.0);
   if (!two) return py::object();
   TXLA_ASSIGN_OR_RETURN(Value v, CurrentValue(x));
-  return WrapValue(Binary(OpKind::kMultiply, v, v), x);
+  TXLA_ASSIGN_OR_RETURN(Value out,
+                        ops::Square(std::move(v), x.handle->shape().dtype));
+  return WrapValue(std::move(out), x);
 }
 
 // Sorted canonical reduction dims of an ATen `dim` argument (None or a
@@ -187,23 +182,17 @@ bool ReadReductionDims(PyObject* object, int64_t rank,
   return true;
 }
 
-// sum and mean of floats, accumulated in f32 for bf16/f16 (see
-// torch_xla/_ops/reductions.py); dtype= must be absent.
+// sum and mean of floats in their own dtype (ops/reduction_ops.h);
+// dtype= must be absent.
 template <bool kMean>
 FastRuleResult SumOrMean(const TorchTensor& x,
                          const std::vector<int64_t>& dims, bool keep_dims) {
   const DType dtype = x.handle->shape().dtype;
-  const DType acc = AccumulationType(dtype);
   TXLA_ASSIGN_OR_RETURN(Value v, CurrentValue(x));
-  Value total = Reduce(Convert(std::move(v), acc), dims, "sum", keep_dims);
-  if (kMean) {
-    int64_t count = 1;
-    for (int64_t d : dims) count *= x.handle->shape().dims[d];
-    std::vector<int64_t> total_dims = total.shape().dims;
-    total = Binary(OpKind::kDivide, total,
-                   Literal(static_cast<double>(count), acc, total_dims));
-  }
-  return WrapValue(Convert(std::move(total), dtype), x);
+  auto* builder = kMean ? &ops::Mean : &ops::Sum;
+  TXLA_ASSIGN_OR_RETURN(Value out, builder(std::move(v), dims, keep_dims,
+                                           dtype));
+  return WrapValue(std::move(out), x);
 }
 
 // aten.sum.dim_IntList / aten.mean.dim(self, dim, keepdim=False, *, dtype=None)
@@ -243,11 +232,11 @@ FastRuleResult SumAll(PyObject* const* args, Py_ssize_t nargs,
   return SumOrMean<false>(x, dims, false);
 }
 
-template <OpKind kKind, bool kHasAlpha, bool kFloatOnly>
+template <ops::ArithmeticOp kOp, bool kHasAlpha, bool kFloatOnly>
 constexpr FastRule kArithmetic =
-    Positional<Arithmetic<kKind, kHasAlpha, kFloatOnly>>;
-template <OpKind kKind, bool kHasAlpha>
-constexpr FastRule kInPlace = Positional<ArithmeticInPlace<kKind, kHasAlpha>>;
+    Positional<Arithmetic<kOp, kHasAlpha, kFloatOnly>>;
+template <ops::ArithmeticOp kOp, bool kHasAlpha>
+constexpr FastRule kInPlace = Positional<ArithmeticInPlace<kOp, kHasAlpha>>;
 template <OpKind kKind>
 constexpr FastRule kUnary = Positional<FloatUnary<kKind>>;
 
@@ -255,24 +244,25 @@ constexpr FastRule kUnary = Positional<FloatUnary<kKind>>;
 
 void AddMathFastRules(FastRuleTable* table) {
   using K = OpKind;
+  using A = ops::ArithmeticOp;
   table->insert(
       table->end(),
       {
           {"aten::mm", Positional<Mm>},
           {"aten::bmm", Positional<Bmm>},
-          {"aten::add.Tensor", kArithmetic<K::kAdd, true, false>},
-          {"aten::add.Scalar", kArithmetic<K::kAdd, true, false>},
-          {"aten::sub.Tensor", kArithmetic<K::kSubtract, true, false>},
-          {"aten::sub.Scalar", kArithmetic<K::kSubtract, true, false>},
-          {"aten::mul.Tensor", kArithmetic<K::kMultiply, false, false>},
-          {"aten::mul.Scalar", kArithmetic<K::kMultiply, false, false>},
-          {"aten::div.Tensor", kArithmetic<K::kDivide, false, true>},
-          {"aten::div.Scalar", kArithmetic<K::kDivide, false, true>},
-          {"aten::add_.Tensor", kInPlace<K::kAdd, true>},
-          {"aten::add_.Scalar", kInPlace<K::kAdd, true>},
-          {"aten::sub_.Tensor", kInPlace<K::kSubtract, true>},
-          {"aten::mul_.Tensor", kInPlace<K::kMultiply, false>},
-          {"aten::mul_.Scalar", kInPlace<K::kMultiply, false>},
+          {"aten::add.Tensor", kArithmetic<A::kAdd, true, false>},
+          {"aten::add.Scalar", kArithmetic<A::kAdd, true, false>},
+          {"aten::sub.Tensor", kArithmetic<A::kSubtract, true, false>},
+          {"aten::sub.Scalar", kArithmetic<A::kSubtract, true, false>},
+          {"aten::mul.Tensor", kArithmetic<A::kMultiply, false, false>},
+          {"aten::mul.Scalar", kArithmetic<A::kMultiply, false, false>},
+          {"aten::div.Tensor", kArithmetic<A::kDivide, false, true>},
+          {"aten::div.Scalar", kArithmetic<A::kDivide, false, true>},
+          {"aten::add_.Tensor", kInPlace<A::kAdd, true>},
+          {"aten::add_.Scalar", kInPlace<A::kAdd, true>},
+          {"aten::sub_.Tensor", kInPlace<A::kSubtract, true>},
+          {"aten::mul_.Tensor", kInPlace<A::kMultiply, false>},
+          {"aten::mul_.Scalar", kInPlace<A::kMultiply, false>},
           {"aten::exp", kUnary<K::kExponential>},
           {"aten::log", kUnary<K::kLog>},
           {"aten::sqrt", kUnary<K::kSqrt>},

@@ -1,21 +1,24 @@
 // Fast rules for the network and optimizer ops of a training step: softmax
 // and its backward, masked_fill, slice_backward, and the optimizers'
-// in-place lerp_/addcmul_/addcdiv_. They build the IR of the Python rules
-// in torch_xla/_ops (normalization.py, indexing, shape_ops.py,
-// optim_ops.py). Contract: fast_rule_util.h.
+// in-place lerp_/addcmul_/addcdiv_. Each only reads and checks the
+// arguments, then calls the op's core builder in torch_xla/csrc/ops, the
+// one the Python rule (torch_xla/_ops: normalization.py, masked_ops.py,
+// shape_ops.py, optim_ops.py) calls too. Contract: fast_rule_util.h.
 
-#include <cmath>
 #include <cstdint>
 #include <tuple>
 #include <utility>
 #include <vector>
 
-#include "torch_xla/csrc/ir/builder.h"
 #include "torch_xla/csrc/ir/shape_util.h"
 #include "torch_xla/csrc/ir/status_macros.h"
+#include "torch_xla/csrc/ir/value_builders.h"
+#include "torch_xla/csrc/ops/nn_ops.h"
+#include "torch_xla/csrc/ops/opmath.h"
+#include "torch_xla/csrc/ops/optim_ops.h"
+#include "torch_xla/csrc/ops/softmax_ops.h"
 #include "torch_xla/csrc/python/fast_rule_util.h"
 #include "torch_xla/csrc/python/host_numbers.h"
-#include "torch_xla/csrc/python/ir_values.h"
 #include "torch_xla/csrc/python/scalar_leaves.h"
 
 namespace py = pybind11;
@@ -23,9 +26,7 @@ namespace py = pybind11;
 namespace torch_xla::python {
 namespace {
 
-// Softmax over one dim of a float tensor (not half_to_float), as
-// torch_xla/_ops/normalization.py builds it: x - max (NaN-aware), exp,
-// divide by the sum, in the accumulation type.
+// aten._softmax(self, dim, half_to_float=False) of a float tensor.
 bool ReadSoftmaxDim(PyObject* object, const TorchTensor& x, int64_t* dim) {
   const int64_t rank = static_cast<int64_t>(x.handle->shape().dims.size());
   int64_t raw;
@@ -40,31 +41,13 @@ FastRuleResult Softmax(PyObject* const* args, Py_ssize_t nargs) {
       !ReadSoftmaxDim(args[1], x, &dim)) {
     return py::object();
   }
-  const DType dtype = x.handle->shape().dtype;
-  const std::vector<int64_t> dims{dim};
-  TXLA_ASSIGN_OR_RETURN(Value input, CurrentValue(x));
-  Value v = Convert(std::move(input), AccumulationType(dtype));
-  const std::vector<int64_t> shape = v.shape().dims;
-  // max keeping NaN: XLA's max drops it, so a NaN test picks it back.
-  Value max = Reduce(v, dims, "max", true);
-  TXLA_ASSIGN_OR_RETURN(NodePtr is_nan, MakeCompare(v, v, "NE"));
-  Value has_nan = Reduce(Value(std::move(is_nan)), dims, "or", true);
-  std::vector<int64_t> max_dims = max.shape().dims;
+  TXLA_ASSIGN_OR_RETURN(Value v, CurrentValue(x));
   TXLA_ASSIGN_OR_RETURN(
-      NodePtr nan_max,
-      MakeNode(OpKind::kSelect,
-               {has_nan, Literal(std::nan(""), max.shape().dtype, max_dims),
-                max}));
-  max = Value(std::move(nan_max));
-  Value e = Unary(OpKind::kExponential,
-                  Binary(OpKind::kSubtract, v, BroadcastTo(max, shape)));
-  Value total = Reduce(e, dims, "sum", true);
-  return WrapValue(
-      Convert(Binary(OpKind::kDivide, e, BroadcastTo(total, shape)), dtype), x);
+      Value out, ops::Softmax(std::move(v), {dim}, x.handle->shape().dtype));
+  return WrapValue(std::move(out), x);
 }
 
-// aten._softmax_backward_data(grad_output, output, dim, input_dtype):
-// y * (g - sum(g * y)).
+// aten._softmax_backward_data(grad_output, output, dim, input_dtype).
 FastRuleResult SoftmaxBackward(PyObject* const* args, Py_ssize_t nargs) {
   TorchTensor g, y;
   int64_t dim;
@@ -75,16 +58,12 @@ FastRuleResult SoftmaxBackward(PyObject* const* args, Py_ssize_t nargs) {
       !ReadSoftmaxDim(args[2], y, &dim)) {
     return py::object();
   }
-  const DType acc = AccumulationType(dtype);
   TXLA_ASSIGN_OR_RETURN(Value g_value, CurrentValue(g));
   TXLA_ASSIGN_OR_RETURN(Value y_value, CurrentValue(y));
-  Value gv = Convert(std::move(g_value), acc);
-  Value yv = Convert(std::move(y_value), acc);
-  const std::vector<int64_t> shape = yv.shape().dims;
-  Value dot = Reduce(Binary(OpKind::kMultiply, gv, yv), {dim}, "sum", true);
-  Value grad = Binary(OpKind::kMultiply, yv,
-                      Binary(OpKind::kSubtract, gv, BroadcastTo(dot, shape)));
-  return WrapValue(Convert(std::move(grad), dtype), y);
+  TXLA_ASSIGN_OR_RETURN(Value out,
+                        ops::SoftmaxBackward(std::move(g_value),
+                                             std::move(y_value), {dim}, dtype));
+  return WrapValue(std::move(out), y);
 }
 
 // aten.masked_fill.Scalar(self, mask, value): an 'xla' bool mask that
@@ -112,16 +91,14 @@ FastRuleResult MaskedFill(PyObject* const* args, Py_ssize_t nargs) {
   Value fill = ScalarLeafAtSite(args[2], shape.dtype);
   TXLA_ASSIGN_OR_RETURN(Value mask_value, CurrentValue(mask));
   TXLA_ASSIGN_OR_RETURN(Value x_value, CurrentValue(x));
-  TXLA_ASSIGN_OR_RETURN(
-      NodePtr out,
-      MakeNode(OpKind::kSelect,
-               {BroadcastTo(std::move(mask_value), shape.dims),
-                BroadcastTo(std::move(fill), shape.dims), std::move(x_value)}));
-  return WrapValue(Value(std::move(out)), x);
+  TXLA_ASSIGN_OR_RETURN(Value out,
+                        ops::MaskedFill(std::move(x_value),
+                                        std::move(mask_value), std::move(fill)));
+  return WrapValue(std::move(out), x);
 }
 
-// aten.slice_backward(grad, input_sizes, dim, start, end, step): the
-// gradient padded into zeros (interior padding for step > 1).
+// aten.slice_backward(grad, input_sizes, dim, start, end, step): a grad
+// of the slice's shape, more than 0 elements along dim.
 FastRuleResult SliceBackward(PyObject* const* args, Py_ssize_t nargs) {
   TorchTensor grad;
   std::vector<int64_t> shape;
@@ -136,29 +113,13 @@ FastRuleResult SliceBackward(PyObject* const* args, Py_ssize_t nargs) {
   int64_t d;
   if (rank == 0 || !CanonicalDim(dim, rank, &d)) return py::object();
   const std::vector<int64_t>& grad_dims = grad.handle->shape().dims;
-  const int64_t size = shape[d];
-  std::tie(start, end) = ClampSlice(size, start, end);
+  std::tie(start, end) = ClampSlice(shape[d], start, end);
   const int64_t n = grad_dims.size() == shape.size() ? grad_dims[d] : -1;
   if (n <= 0 || (end - start + step - 1) / step != n) return py::object();
-  std::vector<int64_t> low(rank, 0), high(rank, 0), interior(rank, 0);
-  low[d] = start;
-  high[d] = size - start - (n - 1) * step - 1;
-  interior[d] = step - 1;
   TXLA_ASSIGN_OR_RETURN(Value g, CurrentValue(grad));
-  Value zero = Literal(0, g.shape().dtype, {});
   TXLA_ASSIGN_OR_RETURN(
-      NodePtr out,
-      MakeNode(OpKind::kPad, {std::move(g), std::move(zero)},
-               Attrs().Set("low", low).Set("high", high).Set("interior",
-                                                             interior)));
-  return WrapValue(Value(std::move(out)), grad);
-}
-
-// A Python number as the scalar parameter of `dtype` on `like`'s device
-// (what the Python rules' `_common.scalar` gives), broadcast to its shape.
-Value NumberAs(PyObject* number, DType dtype, const TorchTensor& like) {
-  return BroadcastTo(ScalarLeafAtSite(number, dtype),
-                     like.handle->shape().dims);
+      Value out, ops::SliceBackward(std::move(g), shape, d, start, end, step));
+  return WrapValue(std::move(out), grad);
 }
 
 // Reads `count` 'xla' tensors of one float dtype and one shape (the
@@ -175,17 +136,19 @@ bool ReadSameFloatTensors(PyObject* const* args, int count, TorchTensor* out) {
   return true;
 }
 
-// In-place update of x to `value` computed in opmath, converted back.
-py::object CommitConverted(PyObject* object, const TorchTensor& x,
-                           Value value) {
-  return CommitInPlace(
-      object, x,
-      XlaTensor::FromIr(Convert(std::move(value), x.handle->shape().dtype),
-                        x.handle->device()));
+// In-place update of x to `value` (x's dtype and shape).
+py::object Commit(PyObject* object, const TorchTensor& x, Value value) {
+  return CommitInPlace(object, x,
+                       XlaTensor::FromIr(std::move(value), x.handle->device()));
 }
 
-// aten.lerp_.Scalar(self, end, weight), as torch_xla/_ops/optim_ops.py:
-// eager's two-sided formula in opmath (f32 for bf16/f16).
+// A Python number as the scalar parameter of x's opmath type (what the
+// Python rules' `_common.scalar` gives).
+Value OpMathNumber(PyObject* number, const TorchTensor& x) {
+  return ScalarLeafAtSite(number, ops::OpMathType(x.handle->shape().dtype));
+}
+
+// aten.lerp_.Scalar(self, end, weight) (ops/optim_ops.h).
 FastRuleResult LerpInPlace(PyObject* const* args, Py_ssize_t nargs) {
   TorchTensor t[2];
   if (nargs != 3 || !ReadSameFloatTensors(args, 2, t) || !IsNumber(args[2])) {
@@ -196,25 +159,17 @@ FastRuleResult LerpInPlace(PyObject* const* args, Py_ssize_t nargs) {
     PyErr_Clear();
     return py::object();
   }
-  const Shape& shape = t[0].handle->shape();
-  const DType acc = AccumulationType(shape.dtype);
   TXLA_ASSIGN_OR_RETURN(Value self, CurrentValue(t[0]));
   TXLA_ASSIGN_OR_RETURN(Value end, CurrentValue(t[1]));
-  Value s = Convert(std::move(self), acc);
-  Value e = Convert(std::move(end), acc);
-  Value diff = Binary(OpKind::kSubtract, e, s);
-  Value w = NumberAs(args[2], acc, t[0]);
-  Value out = std::abs(weight) < 0.5
-                  ? Binary(OpKind::kAdd, s, Binary(OpKind::kMultiply, w, diff))
-                  : Binary(OpKind::kSubtract, e,
-                           Binary(OpKind::kMultiply, diff,
-                                  Binary(OpKind::kSubtract,
-                                         Literal(1, acc, shape.dims), w)));
-  return CommitConverted(args[0], t[0], std::move(out));
+  TXLA_ASSIGN_OR_RETURN(
+      Value out, ops::Lerp(std::move(self), std::move(end),
+                           OpMathNumber(args[2], t[0]), weight,
+                           t[0].handle->shape().dtype));
+  return Commit(args[0], t[0], std::move(out));
 }
 
-// aten.addcmul_ / addcdiv_(self, tensor1, tensor2, *, value=1):
-// self + value * t1 (* or /) t2, left to right, in opmath.
+// aten.addcmul_ / addcdiv_(self, tensor1, tensor2, *, value=1)
+// (ops/optim_ops.h).
 template <OpKind kKind>
 FastRuleResult AddcInPlace(PyObject* const* args, Py_ssize_t nargs,
                            PyObject* kwargs) {
@@ -234,17 +189,14 @@ FastRuleResult AddcInPlace(PyObject* const* args, Py_ssize_t nargs,
       return py::object();
     }
   }
-  const DType acc = AccumulationType(t[0].handle->shape().dtype);
   TXLA_ASSIGN_OR_RETURN(Value v0, CurrentValue(t[0]));
   TXLA_ASSIGN_OR_RETURN(Value v1, CurrentValue(t[1]));
   TXLA_ASSIGN_OR_RETURN(Value v2, CurrentValue(t[2]));
-  Value term = Convert(std::move(v1), acc);
-  if (scale != 1.0) {
-    term = Binary(OpKind::kMultiply, NumberAs(value, acc, t[0]), term);
-  }
-  term = Binary(kKind, term, Convert(std::move(v2), acc));
-  Value out = Binary(OpKind::kAdd, Convert(std::move(v0), acc), term);
-  return CommitConverted(args[0], t[0], std::move(out));
+  Value scale_value = scale != 1.0 ? OpMathNumber(value, t[0]) : Value();
+  TXLA_ASSIGN_OR_RETURN(
+      Value out, ops::Addc(kKind, std::move(v0), std::move(v1), std::move(v2),
+                           std::move(scale_value), t[0].handle->shape().dtype));
+  return Commit(args[0], t[0], std::move(out));
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include "pybind11/pybind11.h"
 #include "torch_xla/csrc/python/bindings.h"
+#include "torch_xla/csrc/python/op_bindings.h"
 
 PYBIND11_MODULE(_XLAC, m) {
   m.doc() = "torch_xla C++ core: runtime, lazy tensors, lowering, metrics";
@@ -9,6 +10,7 @@ PYBIND11_MODULE(_XLAC, m) {
   torch_xla::python::InitMetricsBindings(m);
   torch_xla::python::InitTensorBindings(m);
   torch_xla::python::InitElementwiseBindings(m);
+  torch_xla::python::InitOpBindings(m);
   torch_xla::python::InitLoweringBindings(m);
   torch_xla::python::InitViewBindings(m);
   torch_xla::python::InitDispatchBindings(m);

@@ -1,0 +1,58 @@
+#include "torch_xla/csrc/ops/arithmetic_ops.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "torch_xla/csrc/ir/builder.h"
+#include "torch_xla/csrc/ir/error_class.h"
+#include "torch_xla/csrc/ir/status_macros.h"
+#include "torch_xla/csrc/ir/value_builders.h"
+
+namespace torch_xla::ops {
+namespace {
+
+OpKind KindOf(ArithmeticOp op, DType dtype) {
+  switch (op) {
+    case ArithmeticOp::kAdd:
+      return OpKind::kAdd;
+    case ArithmeticOp::kSubtract:
+      return OpKind::kSubtract;
+    case ArithmeticOp::kMultiply:
+      return dtype == DType::kBool ? OpKind::kAnd : OpKind::kMultiply;
+    case ArithmeticOp::kDivide:
+      return OpKind::kDivide;
+  }
+  return OpKind::kAdd;  // unreachable: ArithmeticOpFromCode checks codes
+}
+
+}  // namespace
+
+absl::StatusOr<ArithmeticOp> ArithmeticOpFromCode(int code) {
+  if (code < 0 || code > static_cast<int>(ArithmeticOp::kDivide)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown arithmetic op code ", code, " (0-3)"));
+  }
+  return static_cast<ArithmeticOp>(code);
+}
+
+absl::StatusOr<Value> Arithmetic(ArithmeticOp op, Value a, Value b) {
+  const OpKind kind = KindOf(op, a.shape().dtype);
+  TXLA_ASSIGN_OR_RETURN(NodePtr node,
+                        MakeNode(kind, {std::move(a), std::move(b)}));
+  return Value(std::move(node));
+}
+
+absl::StatusOr<Value> ArithmeticInPlace(ArithmeticOp op, Value a, Value b,
+                                        const Shape& x) {
+  TXLA_ASSIGN_OR_RETURN(Value out, Arithmetic(op, std::move(a), std::move(b)));
+  if (out.shape().dims != x.dims) {
+    return EagerRuntimeError(absl::StrCat(
+        "output with shape [", absl::StrJoin(x.dims, ", "),
+        "] doesn't match the broadcast shape [",
+        absl::StrJoin(out.shape().dims, ", "), "]"));
+  }
+  return MakeConvert(std::move(out), x.dtype);
+}
+
+}  // namespace torch_xla::ops

@@ -1,0 +1,292 @@
+// _XLAC bindings of the core op builders (torch_xla/csrc/ops): the Python
+// rules' single call per op. Each binding only converts arguments; the
+// op's IR and dtype rules are the builder's. See op_bindings.h.
+
+#include "torch_xla/csrc/python/op_bindings.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "pybind11/stl.h"
+#include "torch_xla/csrc/ir/error_class.h"
+#include "torch_xla/csrc/ops/arithmetic_ops.h"
+#include "torch_xla/csrc/ops/linalg_ops.h"
+#include "torch_xla/csrc/ops/nn_ops.h"
+#include "torch_xla/csrc/ops/optim_ops.h"
+#include "torch_xla/csrc/ops/reduction_ops.h"
+#include "torch_xla/csrc/ops/softmax_ops.h"
+#include "torch_xla/csrc/ops/unary_ops.h"
+#include "torch_xla/csrc/python/bindings.h"
+#include "torch_xla/csrc/python/fast_rule_util.h"
+#include "torch_xla/csrc/python/status_conversion.h"
+#include "torch_xla/csrc/python/torch_tensor.h"
+#include "torch_xla/csrc/tensor/views.h"
+
+namespace py = pybind11;
+
+namespace torch_xla::python {
+
+XlaTensorPtr HandleArg(py::handle object) {
+  TorchTensor tensor;
+  if (ReadTorchTensor(object.ptr(), &tensor)) return CurrentHandle(tensor);
+  return ToXlaTensor(object);
+}
+
+XlaTensorPtr ResultTensor(Value value, const XlaTensorPtr& input,
+                          const Value& input_value) {
+  if (value == input_value) return ValueOrThrow(CloneTensor(*input));
+  return XlaTensor::FromIr(std::move(value), input->device());
+}
+
+namespace {
+
+Value ValueOf(const XlaTensorPtr& tensor) {
+  return ValueOrThrow(tensor->GetIrValue());
+}
+
+// A binary builder's result as a new 'xla' torch tensor.
+template <absl::StatusOr<Value> (*kBuilder)(Value, Value)>
+py::object BinaryOp(py::handle a, py::handle b) {
+  XlaTensorPtr ta = HandleArg(a);
+  Value out = ValueOrThrow(kBuilder(ValueOf(ta), ValueOf(HandleArg(b))));
+  return WrapTensor(XlaTensor::FromIr(std::move(out), ta->device()));
+}
+
+void InitLinalgBindings(py::module_& m) {
+  m.def("_mm", &BinaryOp<ops::Mm>, py::arg("a"), py::arg("b"),
+        "aten.mm's product (ops/linalg_ops.h); returns an 'xla' tensor.");
+  m.def("_bmm", &BinaryOp<ops::Bmm>, py::arg("a"), py::arg("b"),
+        "aten.bmm's product (ops/linalg_ops.h); returns an 'xla' tensor.");
+  m.def(
+      "_dot",
+      [](py::handle a, py::handle b, std::vector<int64_t> lhs_contract,
+         std::vector<int64_t> rhs_contract, std::vector<int64_t> lhs_batch,
+         std::vector<int64_t> rhs_batch, bool accumulate) {
+        XlaTensorPtr ta = HandleArg(a);
+        ops::DotDims dims{std::move(lhs_contract), std::move(rhs_contract),
+                          std::move(lhs_batch), std::move(rhs_batch)};
+        Value out = ValueOrThrow(
+            ops::Dot(ValueOf(ta), ValueOf(HandleArg(b)), dims, accumulate));
+        return XlaTensor::FromIr(std::move(out), ta->device());
+      },
+      py::arg("a"), py::arg("b"), py::arg("lhs_contract"),
+      py::arg("rhs_contract"), py::arg("lhs_batch") = std::vector<int64_t>(),
+      py::arg("rhs_batch") = std::vector<int64_t>(),
+      py::arg("accumulate") = false,
+      "One dot_general with eager's accumulation (ops/linalg_ops.h); "
+      "returns a handle, in the accumulation dtype with `accumulate`.");
+}
+
+
+// The tensor an in-place op updates: an 'xla' torch tensor.
+TorchTensor InPlaceTarget(py::handle object) {
+  TorchTensor tensor;
+  if (!ReadTorchTensor(object.ptr(), &tensor)) {
+    ThrowStatus(WrongTypeError(absl::StrCat(
+        "an in-place op needs an 'xla' tensor to update, got ",
+        std::string(py::str(py::type::handle_of(object))))));
+  }
+  return tensor;
+}
+
+py::object Wrapped(Value value, int device) {
+  return WrapTensor(XlaTensor::FromIr(std::move(value), device));
+}
+
+void InitArithmeticBindings(py::module_& m) {
+  m.def(
+      "_arithmetic",
+      [](int op, py::handle a, py::handle b, int code) {
+        const ops::ArithmeticOp kind =
+            ValueOrThrow(ops::ArithmeticOpFromCode(op));
+        int device = 0;
+        std::vector<Value> v =
+            ResolveOperands(py::make_tuple(a, b), ToDType(code), &device);
+        return Wrapped(
+            ValueOrThrow(ops::Arithmetic(kind, std::move(v[0]),
+                                         std::move(v[1]))),
+            device);
+      },
+      py::arg("op"), py::arg("a"), py::arg("b"), py::arg("dtype"),
+      "a op b (ops/arithmetic_ops.h; op: 0 add, 1 sub, 2 mul, 3 div) after "
+      "converting both (tensors or numbers) to `dtype` and broadcasting; "
+      "returns an 'xla' tensor.");
+  m.def(
+      "_arithmetic_",
+      [](int op, py::handle x, py::handle y, int code) {
+        const ops::ArithmeticOp kind =
+            ValueOrThrow(ops::ArithmeticOpFromCode(op));
+        TorchTensor target = InPlaceTarget(x);
+        int device = 0;
+        std::vector<Value> v =
+            ResolveOperands(py::make_tuple(x, y), ToDType(code), &device);
+        Value out = ValueOrThrow(ops::ArithmeticInPlace(
+            kind, std::move(v[0]), std::move(v[1]), target.handle->shape()));
+        return CommitInPlace(x.ptr(), target,
+                             XlaTensor::FromIr(std::move(out), device));
+      },
+      py::arg("op"), py::arg("x"), py::arg("y"), py::arg("dtype"),
+      "x.op_(y) computed in `dtype`, rounded to x's dtype and committed "
+      "into x (ops/arithmetic_ops.h); returns x.");
+  m.def(
+      "_unary",
+      [](int kind, py::handle x, int code, bool opmath) {
+        XlaTensorPtr t = HandleArg(x);
+        return Wrapped(ValueOrThrow(ops::Unary(ToOpKind(kind), ValueOf(t),
+                                               ToDType(code), opmath)),
+                       t->device());
+      },
+      py::arg("kind"), py::arg("x"), py::arg("dtype"),
+      py::arg("opmath") = false,
+      "kind(x) computed in `dtype` (ops/unary_ops.h); returns an 'xla' "
+      "tensor.");
+  m.def(
+      "_square",
+      [](py::handle x, int code) {
+        XlaTensorPtr t = HandleArg(x);
+        return Wrapped(ValueOrThrow(ops::Square(ValueOf(t), ToDType(code))),
+                       t->device());
+      },
+      py::arg("x"), py::arg("dtype"), "x * x in `dtype` (ops/unary_ops.h).");
+}
+
+// A reduction builder's result for the tensor `x`.
+template <absl::StatusOr<Value> (*kBuilder)(Value, const std::vector<int64_t>&,
+                                            bool, DType)>
+py::object Reduction(py::handle x, const std::vector<int64_t>& dims,
+                     bool keep_dims, int code) {
+  XlaTensorPtr t = HandleArg(x);
+  Value in = ValueOf(t);
+  Value out = ValueOrThrow(kBuilder(in, dims, keep_dims, ToDType(code)));
+  return WrapTensor(ResultTensor(std::move(out), t, in));
+}
+
+void InitReductionBindings(py::module_& m) {
+  m.def("_sum", &Reduction<ops::Sum>, py::arg("x"), py::arg("dims"),
+        py::arg("keepdim"), py::arg("dtype"),
+        "Sum over sorted canonical `dims` with the result in `dtype` "
+        "(ops/reduction_ops.h); returns an 'xla' tensor.");
+  m.def("_mean", &Reduction<ops::Mean>, py::arg("x"), py::arg("dims"),
+        py::arg("keepdim"), py::arg("dtype"),
+        "Mean over sorted canonical `dims` with the result in `dtype` "
+        "(ops/reduction_ops.h); returns an 'xla' tensor.");
+  m.def(
+      "_reduce_extreme",
+      [](py::handle x, const std::vector<int64_t>& dims,
+         const std::string& kind, bool keep_dims) {
+        if (kind != "max" && kind != "min") {
+          ThrowStatus(absl::InvalidArgumentError(absl::StrCat(
+              "_reduce_extreme: kind must be 'max' or 'min', got '", kind,
+              "'")));
+        }
+        XlaTensorPtr t = HandleArg(x);
+        Value in = ValueOf(t);
+        return ResultTensor(ValueOrThrow(ops::ReduceExtreme(
+                                in, dims, kind.c_str(), keep_dims)),
+                            t, in);
+      },
+      py::arg("x"), py::arg("dims"), py::arg("kind"), py::arg("keepdim"),
+      "max/min over `dims`, NaN propagating (ops/reduction_ops.h); returns "
+      "a handle.");
+}
+
+void InitNnBindings(py::module_& m) {
+  m.def(
+      "_softmax",
+      [](py::handle x, const std::vector<int64_t>& dims, int code, bool log) {
+        XlaTensorPtr t = HandleArg(x);
+        auto* builder = log ? &ops::LogSoftmax : &ops::Softmax;
+        return Wrapped(ValueOrThrow(builder(ValueOf(t), dims, ToDType(code))),
+                       t->device());
+      },
+      py::arg("x"), py::arg("dims"), py::arg("dtype"), py::arg("log") = false,
+      "softmax (log_softmax with `log`) over `dims` ({} or one canonical "
+      "dim), result in `dtype` (ops/softmax_ops.h).");
+  m.def(
+      "_softmax_backward",
+      [](py::handle grad, py::handle output, const std::vector<int64_t>& dims,
+         int code, bool log) {
+        XlaTensorPtr g = HandleArg(grad);
+        auto* builder = log ? &ops::LogSoftmaxBackward : &ops::SoftmaxBackward;
+        return Wrapped(ValueOrThrow(builder(ValueOf(g),
+                                            ValueOf(HandleArg(output)), dims,
+                                            ToDType(code))),
+                       g->device());
+      },
+      py::arg("grad"), py::arg("output"), py::arg("dims"), py::arg("dtype"),
+      py::arg("log") = false,
+      "The gradient of softmax (log_softmax with `log`) in `dtype` "
+      "(ops/softmax_ops.h).");
+  m.def(
+      "_masked_fill",
+      [](py::handle x, py::handle mask, py::handle fill) {
+        XlaTensorPtr t = HandleArg(x);
+        return XlaTensor::FromIr(
+            ValueOrThrow(ops::MaskedFill(ValueOf(t), ValueOf(HandleArg(mask)),
+                                         ValueOf(HandleArg(fill)))),
+            t->device());
+      },
+      py::arg("x"), py::arg("mask"), py::arg("fill"),
+      "`fill` where `mask`, else x (ops/nn_ops.h); returns a handle.");
+  m.def(
+      "_slice_backward",
+      [](py::handle grad, const std::vector<int64_t>& sizes, int64_t dim,
+         std::optional<int64_t> start, std::optional<int64_t> end,
+         int64_t step) {
+        XlaTensorPtr g = HandleArg(grad);
+        return Wrapped(ValueOrThrow(ops::SliceBackward(ValueOf(g), sizes, dim,
+                                                       start, end, step)),
+                       g->device());
+      },
+      py::arg("grad"), py::arg("sizes"), py::arg("dim"), py::arg("start"),
+      py::arg("end"), py::arg("step"),
+      "aten.slice_backward for a canonical `dim` (ops/nn_ops.h).");
+  m.def(
+      "_lerp",
+      [](py::handle x, py::handle end, py::handle weight,
+         std::optional<double> scalar_weight, int code) {
+        XlaTensorPtr t = HandleArg(x);
+        return XlaTensor::FromIr(
+            ValueOrThrow(ops::Lerp(ValueOf(t), ValueOf(HandleArg(end)),
+                                   ValueOf(HandleArg(weight)), scalar_weight,
+                                   ToDType(code))),
+            t->device());
+      },
+      py::arg("x"), py::arg("end"), py::arg("weight"),
+      py::arg("scalar_weight"), py::arg("dtype"),
+      "lerp in opmath, result in `dtype` (ops/optim_ops.h); `weight` is a "
+      "tensor, or with `scalar_weight` that number's parameter. Returns a "
+      "handle.");
+  m.def(
+      "_addc",
+      [](int kind, py::handle x, py::handle t1, py::handle t2,
+         py::handle value, int code) {
+        XlaTensorPtr t = HandleArg(x);
+        Value scale = value.is_none() ? Value() : ValueOf(HandleArg(value));
+        return XlaTensor::FromIr(
+            ValueOrThrow(ops::Addc(ToOpKind(kind), ValueOf(t),
+                                   ValueOf(HandleArg(t1)),
+                                   ValueOf(HandleArg(t2)), std::move(scale),
+                                   ToDType(code))),
+            t->device());
+      },
+      py::arg("kind"), py::arg("x"), py::arg("t1"), py::arg("t2"),
+      py::arg("value"), py::arg("dtype"),
+      "addcmul (kind multiply) / addcdiv (kind divide) in opmath, result in "
+      "`dtype` (ops/optim_ops.h); `value` None for 1. Returns a handle.");
+}
+
+}  // namespace
+
+void InitOpBindings(py::module_& m) {
+  InitLinalgBindings(m);
+  InitArithmeticBindings(m);
+  InitReductionBindings(m);
+  InitNnBindings(m);
+}
+
+}  // namespace torch_xla::python
