@@ -2,8 +2,10 @@
 // derives the right values, in-place writes go back through a chain of steps
 // into the root, views re-derive when their root moves, and the failures
 // (writing through a repeating expand, cloning a donated tensor, a value of
-// the wrong shape) are statuses that change nothing.
+// the wrong shape) are statuses that change nothing. The view ops built on
+// them (tensor/view_ops.h) give eager's strides, offsets and errors.
 
+#include <optional>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -11,6 +13,7 @@
 #include "torch_xla/csrc/ir/error_class.h"
 #include "torch_xla/csrc/ir/value_builders.h"
 #include "torch_xla/csrc/tensor/graph_executor.h"
+#include "torch_xla/csrc/tensor/view_ops.h"
 #include "torch_xla/csrc/tensor/views.h"
 #include "torch_xla/csrc/tensor/xla_tensor.h"
 
@@ -277,6 +280,79 @@ TEST(ViewsTest, ContiguousStrides) {
   EXPECT_EQ(ContiguousStrides({2, 3, 4}), (std::vector<int64_t>{12, 4, 1}));
   EXPECT_EQ(ContiguousStrides({2, 0, 4}), (std::vector<int64_t>{4, 4, 1}));
   EXPECT_EQ(ContiguousStrides({}), (std::vector<int64_t>{}));
+}
+
+// The view ops (tensor/view_ops.h) on a root.
+
+TEST(ViewOpsTest, SelectDropsTheDimAndWritesBack) {
+  XlaTensorPtr root = Root2x3();
+  absl::StatusOr<ViewedTensor> v = view_ops::Select({root, nullptr}, 1, -1);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(Read<float>(v->handle), (std::vector<float>{2, 5}));
+  EXPECT_EQ(v->view->strides, (std::vector<int64_t>{3}));
+  EXPECT_EQ(v->view->storage_offset, 2);
+  ASSERT_TRUE(
+      CommitView(*v->handle, *v->view, TensorFromHost({20, 50}, {2})).ok());
+  EXPECT_EQ(Read<float>(root), (std::vector<float>{0, 1, 20, 3, 4, 50}));
+}
+
+TEST(ViewOpsTest, StridedSliceWritesBackEveryStepthElement) {
+  XlaTensorPtr root = TensorFromHost({0, 1, 2, 3, 4, 5}, {6});
+  absl::StatusOr<ViewedTensor> v =
+      view_ops::Slice({root, nullptr}, 0, 1, std::nullopt, 2);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(Read<float>(v->handle), (std::vector<float>{1, 3, 5}));
+  EXPECT_EQ(v->view->strides, (std::vector<int64_t>{2}));
+  EXPECT_EQ(v->view->storage_offset, 1);
+  ASSERT_TRUE(CommitView(*v->handle, *v->view,
+                         TensorFromHost({10, 30, 50}, {3}))
+                  .ok());
+  EXPECT_EQ(Read<float>(root), (std::vector<float>{0, 10, 2, 30, 4, 50}));
+}
+
+TEST(ViewOpsTest, ViewsOfViewsTakeEagersStrides) {
+  XlaTensorPtr root = Root2x3();
+  absl::StatusOr<ViewedTensor> t = view_ops::Transpose({root, nullptr}, 0, -1);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->view->strides, (std::vector<int64_t>{1, 3}));
+  absl::StatusOr<ViewedTensor> u = view_ops::Unsqueeze(*t, -1);
+  ASSERT_TRUE(u.ok()) << u.status();
+  EXPECT_EQ(u->handle->shape().dims, (std::vector<int64_t>{3, 2, 1}));
+  EXPECT_EQ(u->view->strides, (std::vector<int64_t>{1, 3, 1}));
+  EXPECT_EQ(u->view->chain.size(), 2u);
+  absl::StatusOr<std::vector<ViewedTensor>> pieces =
+      view_ops::Split({root, nullptr}, 2, 1);
+  ASSERT_TRUE(pieces.ok()) << pieces.status();
+  ASSERT_EQ(pieces->size(), 2u);
+  EXPECT_EQ((*pieces)[1].view->storage_offset, 2);
+  EXPECT_EQ(Read<float>((*pieces)[1].handle), (std::vector<float>{2, 5}));
+}
+
+TEST(ViewOpsTest, BadArgumentsFailWithEagersClassAndText) {
+  XlaTensorPtr root = Root2x3();
+  absl::StatusOr<ViewedTensor> bad_dim =
+      view_ops::Transpose({root, nullptr}, 0, 2);
+  EXPECT_EQ(bad_dim.status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(bad_dim.status().message(),
+            "Dimension out of range (expected to be in range of [-2, 1], but "
+            "got 2)");
+  absl::StatusOr<ViewedTensor> bad_index =
+      view_ops::Select({root, nullptr}, 0, 2);
+  EXPECT_EQ(bad_index.status().message(),
+            "select(): index 2 out of range for tensor of size [2, 3] at "
+            "dimension 0");
+  absl::StatusOr<ViewedTensor> bad_size =
+      view_ops::Expand({root, nullptr}, {2, 4});
+  EXPECT_EQ(GetEagerErrorClass(bad_size.status()),
+            EagerErrorClass::kRuntimeError);
+  EXPECT_NE(bad_size.status().message().find(
+                "must match the existing size (3) at non-singleton dimension "
+                "1"),
+            absl::string_view::npos)
+      << bad_size.status();
+  // Nothing changed: the root holds its data and no version moved.
+  EXPECT_EQ(root->version(), 0);
+  EXPECT_EQ(Read<float>(root), (std::vector<float>{0, 1, 2, 3, 4, 5}));
 }
 
 }  // namespace

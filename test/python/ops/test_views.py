@@ -617,8 +617,9 @@ def test_views_of_a_synced_tensor_read_and_write_as_before():
 
 
 def test_sync_keeps_one_buffer_for_unbind_views_and_their_root():
-  # select/unbind views have Python steps: re-derived after the sync, with
-  # the GIL (scan_layers' per-layer gradients are such views of a stack).
+  # unbind views are selects of the root: re-derived after the sync from
+  # the root's data (scan_layers' per-layer gradients are such views of a
+  # stack).
   base_cpu = torch.randn(4, 32, 16)
   base = base_cpu.to(XLA)
   before = _live_bytes()

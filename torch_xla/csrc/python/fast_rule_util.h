@@ -7,7 +7,10 @@
 // case, returning the op's result built from the same IR the op's Python
 // rule builds, or returns a null object to decline (the Python rule then
 // runs: it is the reference and owns every user-facing error message). A
-// non-OK status is an internal failure; dispatch.cc raises it.
+// non-OK status is an internal failure; dispatch.cc raises it. The view
+// rules are the exception: they call the op's one definition
+// (tensor/view_ops.h), which the Python rule calls too, and return its
+// error status for bad arguments (the same text either way).
 //
 // The rules live by op family in fast_view_rules.cc, fast_math_rules.cc
 // and fast_nn_rules.cc; each family adds its rows to the table with one

@@ -349,15 +349,19 @@ absl::StatusOr<std::vector<ViewedTensor>> SplitWithSizes(
   TXLA_ASSIGN_OR_RETURN(int64_t d, SplitDim(x, dim));
   const int64_t size = x.handle->shape().dims[d];
   int64_t total = 0;
-  bool negative = false;
   for (int64_t s : split_sizes) {
+    if (s < 0) {
+      return EagerRuntimeError(absl::StrCat(
+          "split_with_sizes expects split_sizes have only non-negative "
+          "entries, but got split_sizes=",
+          DimsText(split_sizes)));
+    }
     total += s;
-    negative = negative || s < 0;
   }
-  if (total != size || negative) {
+  if (total != size) {  // eager names the dim as it was given
     return EagerRuntimeError(absl::StrCat(
         "split_with_sizes expects split_sizes to sum exactly to ", size,
-        " (input tensor's size at dimension ", d, "), but got split_sizes=",
+        " (input tensor's size at dimension ", dim, "), but got split_sizes=",
         DimsText(split_sizes)));
   }
   return SplitViews(x, d, split_sizes);
