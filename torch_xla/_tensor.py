@@ -30,8 +30,9 @@ views.h; bound in csrc/python/view_info.cc): their root handle, the root's versi
 derived, the chain of view steps, and eager's strides and storage offset.
 An in-place update of a view writes the new value back through the chain's
 inverses into the root; a view whose root changed since is re-derived
-before its next use. Steps are C++ for the views the fast rules make, and
-(forward, inverse) Python functions on handles for the others. A view's
+before its next use. Steps are C++ for the view ops (tensor/view_ops.h),
+and (forward, inverse) Python functions on handles for the views of the
+root's storage (_ops/storage_views.py). A view's
 handle is linked to its ViewInfo, so a sync computes the root alone and
 re-derives the view from the root's new data (no second buffer).
 """
