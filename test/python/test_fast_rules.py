@@ -4,9 +4,10 @@ Python rules they shortcut.
 Every case runs twice on the same inputs: through the installed C++
 __torch_dispatch__ (fast rules first) and with Python dispatch only. Both
 must build the same graph (equal graph hashes), give the same values, the
-same view metadata, and raise the same errors. The op coverage tests check
-the values against eager; this file checks that the two paths agree,
-including where a fast rule declines to the Python rule.
+same view metadata, and raise the same errors, including where a fast rule
+declines to the Python rule. Both paths call the op's one core builder
+(torch_xla/csrc/ops), so each case also checks the values against eager
+CPU PyTorch: a wrong builder fails there.
 """
 
 import contextlib
@@ -176,6 +177,23 @@ def _run(fn, cpu_inputs):
   return out.cpu(), graph, meta, [x.cpu() for x in inputs]
 
 
+def _eager(fn, cpu_inputs):
+  """(result or None if eager raises, input values after fn) on cpu."""
+  inputs = [x.clone() for x in cpu_inputs]
+  try:
+    return fn(*inputs), inputs
+  except Exception:  # noqa: BLE001 - eager's text may differ from ours
+    return None, inputs
+
+
+def _assert_close_to_eager(actual, expected):
+  # The fast and Python paths build one graph (an op's IR is written once,
+  # in torch_xla/csrc/ops): this catches a wrong builder, which both share.
+  tol = dict(rtol=2e-2, atol=2e-2) if expected.dtype in (
+      torch.bfloat16, torch.float16) else dict(rtol=1e-5, atol=1e-5)
+  torch.testing.assert_close(actual, expected, equal_nan=True, **tol)
+
+
 @pytest.mark.parametrize("name,fn,inputs,covers", CASES,
                          ids=[c[0] for c in CASES])
 def test_fast_rule_matches_python_rule(name, fn, inputs, covers):
@@ -186,10 +204,15 @@ def test_fast_rule_matches_python_rule(name, fn, inputs, covers):
     assert after.get(rule, 0) > before.get(rule, 0), f"{rule} declined"
   with python_rules_only():
     slow = _run(fn, inputs)
+  expected, eager_inputs = _eager(fn, inputs)
   if isinstance(slow[0], str):
     assert fast[0] == slow[0]
+    assert expected is None, f"eager gives a result, 'xla' raised {slow[0]}"
     return
   assert not isinstance(fast[0], str), fast[0]
+  _assert_close_to_eager(fast[0], expected)
+  for a, b in zip(fast[3], eager_inputs):
+    _assert_close_to_eager(a, b)
   assert fast[1] == slow[1], "the two paths built different graphs"
   assert fast[2] == slow[2]
   torch.testing.assert_close(fast[0], slow[0], rtol=0, atol=0,
