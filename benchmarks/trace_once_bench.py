@@ -1,7 +1,9 @@
 """Trace-once figures for B1 (the reference decoder, fwd + bwd + SGD): host
 time per steady step, steady step and first step of our modes (loop,
-scan_layers, assume_pure on every layer, torch.compile) against JAX's
-jitted step (loop and lax.scan), from the anchors in ../shared/anchors.
+scan_layers, assume_pure on every layer, torch.compile of the model, and
+torch.compile of the whole training step: b1_compiled_step.py) against
+JAX's jitted step (loop and lax.scan), from the anchors in
+../shared/anchors.
 
 Each mode runs in its own process; the modes alternate within each round
 (ours and JAX's side by side), and the figures are medians over rounds, so
@@ -20,7 +22,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from anchors import run_anchor  # noqa: E402
 
-OURS = ("loop", "scan", "assume_pure", "compile")
+OURS = ("loop", "scan", "assume_pure", "compile", "compile_step")
+HERE = os.path.dirname(os.path.abspath(__file__))
 JAX = ("loop", "scan")
 
 
@@ -59,8 +62,14 @@ def main():
   runs.update({("jax", m): [] for m in JAX})
   for _ in range(args.rounds):
     for m in modes:
-      r = run_anchor(sys.executable, args.anchors, "b1_scan_txla.py",
-                     "--mode", m, "--steps", str(args.steps))
+      if m == "compile_step":  # ours: the anchor compiles the forward only
+        r = run_anchor(sys.executable, args.anchors,
+                       os.path.join(HERE, "b1_compiled_step.py"), "--anchors",
+                       os.path.abspath(args.anchors), "--steps",
+                       str(args.steps))
+      else:
+        r = run_anchor(sys.executable, args.anchors, "b1_scan_txla.py",
+                       "--mode", m, "--steps", str(args.steps))
       runs[("ours", m)].append(ours_figures(r))
     for m in JAX:
       r = run_anchor(args.jax_python, args.anchors, "b1_scan_jax.py",

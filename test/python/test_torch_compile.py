@@ -97,3 +97,83 @@ def test_a_compiled_function_adds_one_node_per_call():
   assert _XLAC._ir_node_count([again]) <= 4
   torch.testing.assert_close(again.cpu(), chain(chain(x, w), w), rtol=1e-5,
                              atol=1e-5)
+
+
+class NormNet(nn.Module):
+  """BatchNorm writes its running statistics in place during the forward."""
+
+  def __init__(self):
+    super().__init__()
+    self.up = nn.Linear(8, 16)
+    self.norm = nn.BatchNorm1d(16)
+    self.down = nn.Linear(16, 4)
+
+  def forward(self, x):
+    return self.down(torch.relu(self.norm(self.up(x))))
+
+
+def _op_rule_calls(fn):
+  """How many functions of torch_xla/_ops (the per-op Python rules) run
+  during fn()."""
+  import sys
+  count = 0
+
+  def profile(frame, event, arg):
+    nonlocal count
+    if event == "call" and "/torch_xla/_ops/" in frame.f_code.co_filename:
+      count += 1
+
+  sys.setprofile(profile)
+  try:
+    fn()
+  finally:
+    sys.setprofile(None)
+  return count
+
+
+def test_a_whole_compiled_training_step_matches_eager_and_runs_no_op_rules():
+  import torch._dynamo
+  torch._dynamo.reset()
+  torch.manual_seed(0)
+  ref = NormNet()
+  model = copy.deepcopy(ref).to(DEV)
+  opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+  ref_opt = torch.optim.SGD(ref.parameters(), lr=0.05, momentum=0.9)
+
+  def train_step(model, opt, x, y):
+    opt.zero_grad()
+    loss = nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    opt.step()  # writes the parameters and momentum buffers in place
+    return loss
+
+  compiled = torch.compile(train_step, backend="openxla")
+  counts = []
+  for step in range(5):
+    x, y = torch.randn(6, 8), torch.randn(6, 4)
+    loss = compiled(model, opt, x.to(DEV), y.to(DEV))
+    torch_xla.sync()
+    want = train_step(ref, ref_opt, x, y)
+    torch.testing.assert_close(loss.item(), want.item(), rtol=1e-5, atol=1e-5)
+    counts.append((met.counter_value("UncachedCompile"),
+                   met.counter_value("AssumePureTrace"),
+                   sum(torch._dynamo.utils.counters["stats"].values())))
+  assert counts[1] == counts[-1], counts
+  # Parameters, BatchNorm's running statistics and its step counter.
+  for (name, got), want in zip(model.state_dict().items(),
+                               ref.state_dict().values()):
+    torch.testing.assert_close(got.cpu(), want, rtol=1e-4, atol=1e-4,
+                               msg=name)
+  for p, q in zip(model.parameters(), ref.parameters()):
+    torch.testing.assert_close(
+        opt.state[p]["momentum_buffer"].cpu(),
+        ref_opt.state[q]["momentum_buffer"], rtol=1e-4, atol=1e-4)
+
+  # A steady step runs the staged graphs, not the ops' Python rules (only
+  # the ones_like of loss.backward()'s seed gradient); the same step run
+  # lazily runs a rule per op.
+  x, y = torch.randn(6, 8).to(DEV), torch.randn(6, 4).to(DEV)
+  compiled_calls = _op_rule_calls(lambda: compiled(model, opt, x, y))
+  lazy_calls = _op_rule_calls(lambda: train_step(model, opt, x, y))
+  torch_xla.sync()
+  assert compiled_calls <= 10 < 50 < lazy_calls, (compiled_calls, lazy_calls)

@@ -13,6 +13,12 @@ FakeTensor of the same shape, dtype, strides and device, and meta kernels
 trace through it. So we register `XlaTensor` with dynamo's builder as a
 plain tensor type (`install()`), as upstream's C++ XLA tensors are.
 
+`install()` also points the backend name 'openxla' at our backend
+(dynamo_bridge.openxla), which stages dynamo's own graph, forward and
+backward together, instead of PyTorch's default for the name (AOTAutograd
+splitting the graph and handing us each half): see dynamo_bridge.py for
+why.
+
 `install()` runs when torch._dynamo is first imported (an import hook set
 up by torch_xla's import; importing dynamo eagerly would add seconds to
 `import torch_xla`).
@@ -42,6 +48,18 @@ def install():
     table = VariableBuilder._type_dispatch_impl(trace_numpy)
     table[XlaTensor] = VariableBuilder.wrap_tensor
   trace_rules.add("torch_xla")
+  _register_backend()
+
+
+def _register_backend():
+  """'openxla' names our backend. PyTorch registers the name itself (its
+  torchxla backend module, imported here so that a later lookup does not
+  register it again); the registry entry is then replaced."""
+  import torch._dynamo.backends.torchxla  # noqa: F401
+  from torch._dynamo.backends import registry
+  from torch_xla._dynamo import dynamo_bridge
+  registry._COMPILER_FNS["openxla"] = dynamo_bridge.openxla
+  dynamo_bridge.openxla._tags = ()
 
 
 def _as_tangent(tensor, expected_metadata=None, expected_type=None):

@@ -1,20 +1,36 @@
-"""The `torch.compile(..., backend='openxla')` bridge: each FX graph dynamo
-(and AOTAutograd) hands us is staged once and replayed as one graph node.
+"""The `torch.compile(..., backend='openxla')` backend: each graph dynamo
+captures is staged once and replayed as one graph node per call (and one
+for its backward).
 
 High level design
 -----------------
-PyTorch registers the backend name 'openxla' itself
-(torch/_dynamo/backends/torchxla.py): AOTAutograd splits the captured
-graph into a forward and a backward FX graph and calls
-`torch_xla.core.dynamo_bridge.extract_compiled_graph(graph, args)` for
-each. That is the plug point, as upstream: we return a function that runs
-the graph through `torch_xla.experimental.assume_pure`, the same staging
-as scan and assume_pure. Its first call traces the graph once on
-placeholders into a cached sub-graph; every call adds one `call` node of
-that sub-graph to the lazy graph, so a steady step runs no per-op Python:
-dynamo's guards, AOTAutograd's runtime wrapper, and one node per graph.
-The sync then compiles (once) and runs the whole step, optimizer
-included, as one program.
+Dynamo hands the backend its FX graph of torch-level calls, before any
+autograd split. `openxla` runs that graph through the staging of
+`torch_xla.experimental.assume_pure`: the first call of each signature
+traces it once on placeholders, forward and backward together (autograd
+runs on our lazy tensors, as in eager), and every call adds one `call`
+node for the forward and one for the backward to the lazy graph. The
+values the backward needs (residuals) stay C++ handles inside that
+autograd node. A steady step therefore runs dynamo's guards and one
+staged call per graph: no per-op Python, and no torch tensor per saved
+activation.
+
+PyTorch registers the name 'openxla' itself as AOTAutograd around
+`extract_compiled_graph` (torch/_dynamo/backends/torchxla.py), upstream's
+plug point, which this module still provides. AOTAutograd, however,
+splits the graph itself and makes the forward return every activation
+the backward saves as a torch tensor: 277 of them for the reference
+decoder, each a wrapper object made and read back on every step, and an
+optimizer step's in-place updates come back as outputs that its runtime
+copies into each parameter with one `copy_` per parameter. That was most
+of the host time of a compiled step, so `torch_xla._dynamo.install()`
+points the name at `openxla` instead.
+
+In-place writes: a graph may update its inputs in place (an optimizer
+step writing parameters, BatchNorm its running statistics). The staged
+call returns the new values and writes them into those inputs, each a new
+version for autograd as an in-place op makes (`writes_inputs` of the
+staged target). Functions given to `assume_pure` by users may not do so.
 
 Our 'xla' tensor is a `torch.Tensor` wrapper subclass with
 `__torch_dispatch__` and no `__torch_function__`, so dynamo traces it as a
@@ -54,6 +70,33 @@ def extract_compiled_graph(graph_module: torch.fx.GraphModule, example_args):
   @torch._dynamo.disable
   def run(*args):
     return staged(*args)
+
+  return run
+
+
+def openxla(graph_module: torch.fx.GraphModule, example_inputs):
+  """The 'openxla' backend (see the module docstring).
+
+  Args:
+    graph_module: dynamo's FX graph; its inputs are the tensors (and
+      parameters) it reads, its results a tuple.
+    example_inputs: the fake inputs of the first call (unused: the graph
+      is traced on placeholders of each call's signature).
+
+  Returns:
+    A function of the graph's flat inputs returning its results.
+  """
+  from torch_xla.experimental._pure_target import _target_of
+  from torch_xla.experimental.assume_pure import _apply
+  del example_inputs
+  _skip_our_frames()
+  _lift_constants(graph_module)
+  target = _target_of(graph_module)
+  target.writes_inputs = True
+
+  @torch._dynamo.disable
+  def run(*args):
+    return _apply(target, args, {}, None)
 
   return run
 

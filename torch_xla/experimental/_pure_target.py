@@ -42,6 +42,9 @@ class _Target:
     self.fn = fn
     self.bound, self.keywords = tuple(bound), keywords
     self.module = None
+    # Whether fn may write its tensor inputs in place (the staged graphs of
+    # torch.compile: an optimizer step); user functions may not.
+    self.writes_inputs = False
     self.closure_modules, self.closure_tensors = [], []
     self._cached, self._version = None, 0
     if isinstance(fn, torch.nn.Module):

@@ -48,7 +48,7 @@ from torch.utils._pytree import tree_flatten, tree_unflatten
 from torch_xla import _XLAC, _ir
 from torch_xla._dtypes import to_code
 from torch_xla._ops import random_ops
-from torch_xla._tensor import XlaTensor, wrap, xt_of
+from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
 from torch_xla.experimental import _staging
 from torch_xla.experimental._pure_target import _Target, _target_of
 from torch_xla.experimental._staging import IterationSeeds, Variable
@@ -205,13 +205,16 @@ def _apply(target, args, kwargs, rng_seed):
   seed = None
   if staged.uses_rng:
     seed = _seed_for_call(device, rng_seed)
-  if not staged.num_outputs:
+  if not staged.num_outputs and not staged.writes:
     return staged.rebuild([])
   if staged.backward is None:
     handles = [xt_of(t) for t in tensors]
     if seed is not None:
       handles += seed
-    outputs = [wrap(h) for h in _XLAC._call(staged.forward, handles)]
+    results = _XLAC._call(staged.forward, handles)
+    n = staged.num_outputs
+    _write_inputs(tensors, staged.writes, results[n:])
+    outputs = [wrap(h) for h in results[:n]]
   else:
     outputs = _PureCall.apply(staged, seed, *tensors)
   return staged.rebuild(outputs)
@@ -272,10 +275,20 @@ class _PureCall(torch.autograd.Function):
       handles += seed
     results = _XLAC._call(staged.forward, handles)
     n = staged.num_outputs
+    w = n + len(staged.writes)
     # Residuals stay C++ handles (no torch tensor per residual); backward
     # drops them, so a sync after it does not compute them.
-    ctx.residuals = results[n:]
-    ctx.save_for_backward(*[inputs[i] for i in staged.backward_reads])
+    ctx.residuals = results[w:]
+    if staged.writes:
+      # The backward reads the inputs' values from before the call's
+      # writes: handles of those values, taken before they are written.
+      ctx.input_values = [
+          _XLAC._clone(handles[i]) for i in staged.backward_reads
+      ]
+      _write_inputs(inputs, staged.writes, results[n:w])
+    else:
+      ctx.input_values = None
+      ctx.save_for_backward(*[inputs[i] for i in staged.backward_reads])
     ctx.staged = staged
     outputs = [wrap(h) for h in results[:n]]
     ctx.mark_non_differentiable(
@@ -299,7 +312,10 @@ class _PureCall(torch.autograd.Function):
           "assume_pure: backward through the same call ran twice; its "
           "saved values were freed after the first (retain_graph=True is "
           "not supported through assume_pure)")
-    saved = residuals + [xt_of(t) for t in ctx.saved_tensors]
+    inputs = ctx.input_values
+    if inputs is None:
+      inputs = [xt_of(t) for t in ctx.saved_tensors]
+    saved = residuals + inputs
     d_inputs = iter(_XLAC._call(staged.backward, tangents + saved))
     out = [None, None]
     out += [wrap(next(d_inputs)) if d else None for d in staged.in_diff]
@@ -326,9 +342,13 @@ class _Staged:
 def _trace(target, flat, structure, tensors, num_extra, device, with_grad):
   """Runs fn once on placeholders and stages it (module docstring)."""
   name = target.name
+  # Tensors that exist before the placeholders: a write to one of them is
+  # a write to a tensor fn did not receive.
+  before = dict(_XLAC._live_tensor_tokens())
   variables = [Variable(t.shape, to_code(t.dtype), device) for t in tensors]
   placeholders = [
-      v.tensor(with_grad and t.requires_grad and t.is_floating_point())
+      _placeholder(v, with_grad and t.requires_grad and t.is_floating_point(),
+                   target.writes_inputs)
       for v, t in zip(variables, tensors)
   ]
   arguments = iter(placeholders[num_extra:])
@@ -338,14 +358,14 @@ def _trace(target, flat, structure, tensors, num_extra, device, with_grad):
   else:
     args, kwargs = tree_unflatten(new_flat, structure[2])
   seeds = IterationSeeds(device)
-  before = dict(_XLAC._live_tensor_tokens())
   reads = _host_reads()
   try:
     with seeds.active(), torch.set_grad_enabled(with_grad), \
         _InputShardings(variables) as marked:
       result = target.call(placeholders[:num_extra], args, kwargs)
   except RuntimeError as e:
-    if "placeholder" in str(e):
+    # NotImplementedError is a RuntimeError too: an op without a rule.
+    if "placeholder" in str(e) and not isinstance(e, NotImplementedError):
       raise ImpureFunctionError(
           f"assume_pure: {name} reads the value of a tensor it computes "
           f"(.item(), bool(t), `if t.sum() > 0`, t.tolist(), .cpu()); a "
@@ -370,8 +390,11 @@ def _trace(target, flat, structure, tensors, num_extra, device, with_grad):
       template.append(_SLOT)
     else:
       template.append(leaf)
-  _check_writes(name, before, variables, placeholders, num_extra)
-  raw = [xt_of(o) for o in outputs]
+  writes = _check_writes(name, before, variables, placeholders, num_extra,
+                         target.writes_inputs)
+  # An input the trace wrote in place: its new value is a result, which
+  # every call writes into that input.
+  raw = [xt_of(o) for o in outputs] + [xt_of(placeholders[i]) for i in writes]
   if marked.found:  # mark_sharding of an input: annotate its uses
     ids, annotated = [], []
     for v, sharding in marked.found.items():
@@ -417,7 +440,7 @@ def _trace(target, flat, structure, tensors, num_extra, device, with_grad):
   params = [v.handle for v in variables + seed_vars]
   staged = _Staged(
       device=device, uses_rng=uses_rng, num_outputs=len(outputs),
-      out_diff=out_diff, in_diff=in_diff, template=template,
+      out_diff=out_diff, in_diff=in_diff, template=template, writes=writes,
       out_spec=out_spec, backward=None, backward_reads=(),
       out_meta=[(list(o.shape), to_code(o.dtype)) for o in outputs])
   if not forward:
@@ -472,10 +495,28 @@ def _host_reads():
   return 0 if data is None else data[0]
 
 
-def _check_writes(name, before, variables, placeholders, num_extra):
-  """ImpureFunctionError for in-place writes the trace made."""
+def _placeholder(variable, requires_grad, writable):
+  """The tensor fn is traced on for one input. A writable one is a second
+  handle over the placeholder's data, so that a write gives it a new value
+  and leaves the variable's handle, the sub-graph's parameter, as it is."""
+  if not writable:
+    return variable.tensor(requires_grad)
+  t = wrap(_XLAC._clone(variable.handle))
+  if requires_grad:
+    t.requires_grad_(True)
+  return t
+
+
+def _check_writes(name, before, variables, placeholders, num_extra,
+                  writes_inputs):
+  """ImpureFunctionError for in-place writes the trace made; with
+  `writes_inputs`, the indices of the inputs it wrote instead."""
+  written_inputs = []
   for i, (v, p) in enumerate(zip(variables, placeholders)):
     if _XLAC._leaf_data_id(xt_of(p)) != v.id:
+      if writes_inputs:
+        written_inputs.append(i)
+        continue
       what = (f"argument tensor {i - num_extra}" if i >= num_extra else
               "one of its module's parameters or buffers")
       raise ImpureFunctionError(
@@ -491,3 +532,13 @@ def _check_writes(name, before, variables, placeholders, num_extra):
         f"assume_pure: {name} writes in place to {len(written)} tensor(s) "
         f"it did not receive (tensor ids {written[:4]}); a replayed call "
         f"would not write them. Return the new values instead")
+  return tuple(written_inputs)
+
+
+def _write_inputs(inputs, writes, values):
+  """A call's in-place writes: `values[k]` into `inputs[writes[k]]`, each a
+  new version for autograd (as an in-place op makes one)."""
+  written = [inputs[i] for i in writes]
+  for t, value in zip(written, values):
+    commit(t, value)
+  torch._C._increment_version(written)
