@@ -68,10 +68,6 @@ bool CanonicalDim(int64_t dim, int64_t rank, int64_t* out) {
   return true;
 }
 
-DType AccumulationType(DType dtype) {
-  return dtype == DType::kBF16 || dtype == DType::kF16 ? DType::kF32 : dtype;
-}
-
 absl::StatusOr<Value> CurrentValue(const TorchTensor& tensor) {
   return CurrentHandle(tensor)->GetIrValue();
 }

@@ -4,13 +4,13 @@
 // The C++ fast rules: ATen ops that dominate traced training steps, run by
 // the dispatch entry (dispatch.cc) before the op's Python rule. Contract of
 // a rule: it reads the op's arguments and either handles the common, valid
-// case, returning the op's result built from the same IR the op's Python
-// rule builds, or returns a null object to decline (the Python rule then
-// runs: it is the reference and owns every user-facing error message). A
+// case by calling the op's one definition, which the Python rule calls too
+// (math and nn ops: the core builders in torch_xla/csrc/ops; views:
+// tensor/view_ops.h), or returns a null object to decline (the Python rule
+// then runs: it owns every user-facing error message of those ops). A
 // non-OK status is an internal failure; dispatch.cc raises it. The view
-// rules are the exception: they call the op's one definition
-// (tensor/view_ops.h), which the Python rule calls too, and return its
-// error status for bad arguments (the same text either way).
+// rules return the definition's error status for bad arguments (the same
+// text either way).
 //
 // The rules live by op family in fast_view_rules.cc, fast_math_rules.cc
 // and fast_nn_rules.cc; each family adds its rows to the table with one
@@ -68,9 +68,6 @@ bool IsNumber(PyObject* object);
 
 // `dim` in [-rank, rank) (rank 0 counts as 1) made non-negative.
 bool CanonicalDim(int64_t dim, int64_t rank, int64_t* out);
-
-// f32 for bf16/f16 (eager's opmath), else the dtype itself.
-DType AccumulationType(DType dtype);
 
 // The tensor's up-to-date IR value (a view re-derives first).
 absl::StatusOr<Value> CurrentValue(const TorchTensor& tensor);

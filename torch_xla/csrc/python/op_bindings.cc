@@ -1,6 +1,8 @@
 // _XLAC bindings of the core op builders (torch_xla/csrc/ops): the Python
-// rules' single call per op. Each binding only converts arguments; the
-// op's IR and dtype rules are the builder's. See op_bindings.h.
+// rules' single call per op. Each binding only converts arguments (tensor
+// arguments through ToXlaTensor: an 'xla' torch tensor's up-to-date handle,
+// or a C++ handle); the op's IR and dtype rules are the builder's. See
+// op_bindings.h.
 
 #include "torch_xla/csrc/python/op_bindings.h"
 
@@ -30,12 +32,6 @@ namespace py = pybind11;
 
 namespace torch_xla::python {
 
-XlaTensorPtr HandleArg(py::handle object) {
-  TorchTensor tensor;
-  if (ReadTorchTensor(object.ptr(), &tensor)) return CurrentHandle(tensor);
-  return ToXlaTensor(object);
-}
-
 XlaTensorPtr ResultTensor(Value value, const XlaTensorPtr& input,
                           const Value& input_value) {
   if (value == input_value) return ValueOrThrow(CloneTensor(*input));
@@ -51,8 +47,8 @@ Value ValueOf(const XlaTensorPtr& tensor) {
 // A binary builder's result as a new 'xla' torch tensor.
 template <absl::StatusOr<Value> (*kBuilder)(Value, Value)>
 py::object BinaryOp(py::handle a, py::handle b) {
-  XlaTensorPtr ta = HandleArg(a);
-  Value out = ValueOrThrow(kBuilder(ValueOf(ta), ValueOf(HandleArg(b))));
+  XlaTensorPtr ta = ToXlaTensor(a);
+  Value out = ValueOrThrow(kBuilder(ValueOf(ta), ValueOf(ToXlaTensor(b))));
   return WrapTensor(XlaTensor::FromIr(std::move(out), ta->device()));
 }
 
@@ -66,11 +62,11 @@ void InitLinalgBindings(py::module_& m) {
       [](py::handle a, py::handle b, std::vector<int64_t> lhs_contract,
          std::vector<int64_t> rhs_contract, std::vector<int64_t> lhs_batch,
          std::vector<int64_t> rhs_batch, bool accumulate) {
-        XlaTensorPtr ta = HandleArg(a);
+        XlaTensorPtr ta = ToXlaTensor(a);
         ops::DotDims dims{std::move(lhs_contract), std::move(rhs_contract),
                           std::move(lhs_batch), std::move(rhs_batch)};
         Value out = ValueOrThrow(
-            ops::Dot(ValueOf(ta), ValueOf(HandleArg(b)), dims, accumulate));
+            ops::Dot(ValueOf(ta), ValueOf(ToXlaTensor(b)), dims, accumulate));
         return XlaTensor::FromIr(std::move(out), ta->device());
       },
       py::arg("a"), py::arg("b"), py::arg("lhs_contract"),
@@ -135,7 +131,7 @@ void InitArithmeticBindings(py::module_& m) {
   m.def(
       "_unary",
       [](int kind, py::handle x, int code, bool opmath) {
-        XlaTensorPtr t = HandleArg(x);
+        XlaTensorPtr t = ToXlaTensor(x);
         return Wrapped(ValueOrThrow(ops::Unary(ToOpKind(kind), ValueOf(t),
                                                ToDType(code), opmath)),
                        t->device());
@@ -147,7 +143,7 @@ void InitArithmeticBindings(py::module_& m) {
   m.def(
       "_square",
       [](py::handle x, int code) {
-        XlaTensorPtr t = HandleArg(x);
+        XlaTensorPtr t = ToXlaTensor(x);
         return Wrapped(ValueOrThrow(ops::Square(ValueOf(t), ToDType(code))),
                        t->device());
       },
@@ -159,7 +155,7 @@ template <absl::StatusOr<Value> (*kBuilder)(Value, const std::vector<int64_t>&,
                                             bool, DType)>
 py::object Reduction(py::handle x, const std::vector<int64_t>& dims,
                      bool keep_dims, int code) {
-  XlaTensorPtr t = HandleArg(x);
+  XlaTensorPtr t = ToXlaTensor(x);
   Value in = ValueOf(t);
   Value out = ValueOrThrow(kBuilder(in, dims, keep_dims, ToDType(code)));
   return WrapTensor(ResultTensor(std::move(out), t, in));
@@ -183,7 +179,7 @@ void InitReductionBindings(py::module_& m) {
               "_reduce_extreme: kind must be 'max' or 'min', got '", kind,
               "'")));
         }
-        XlaTensorPtr t = HandleArg(x);
+        XlaTensorPtr t = ToXlaTensor(x);
         Value in = ValueOf(t);
         return ResultTensor(ValueOrThrow(ops::ReduceExtreme(
                                 in, dims, kind.c_str(), keep_dims)),
@@ -198,7 +194,7 @@ void InitNnBindings(py::module_& m) {
   m.def(
       "_softmax",
       [](py::handle x, const std::vector<int64_t>& dims, int code, bool log) {
-        XlaTensorPtr t = HandleArg(x);
+        XlaTensorPtr t = ToXlaTensor(x);
         auto* builder = log ? &ops::LogSoftmax : &ops::Softmax;
         return Wrapped(ValueOrThrow(builder(ValueOf(t), dims, ToDType(code))),
                        t->device());
@@ -210,10 +206,10 @@ void InitNnBindings(py::module_& m) {
       "_softmax_backward",
       [](py::handle grad, py::handle output, const std::vector<int64_t>& dims,
          int code, bool log) {
-        XlaTensorPtr g = HandleArg(grad);
+        XlaTensorPtr g = ToXlaTensor(grad);
         auto* builder = log ? &ops::LogSoftmaxBackward : &ops::SoftmaxBackward;
         return Wrapped(ValueOrThrow(builder(ValueOf(g),
-                                            ValueOf(HandleArg(output)), dims,
+                                            ValueOf(ToXlaTensor(output)), dims,
                                             ToDType(code))),
                        g->device());
       },
@@ -224,10 +220,10 @@ void InitNnBindings(py::module_& m) {
   m.def(
       "_masked_fill",
       [](py::handle x, py::handle mask, py::handle fill) {
-        XlaTensorPtr t = HandleArg(x);
+        XlaTensorPtr t = ToXlaTensor(x);
         return XlaTensor::FromIr(
-            ValueOrThrow(ops::MaskedFill(ValueOf(t), ValueOf(HandleArg(mask)),
-                                         ValueOf(HandleArg(fill)))),
+            ValueOrThrow(ops::MaskedFill(ValueOf(t), ValueOf(ToXlaTensor(mask)),
+                                         ValueOf(ToXlaTensor(fill)))),
             t->device());
       },
       py::arg("x"), py::arg("mask"), py::arg("fill"),
@@ -237,7 +233,7 @@ void InitNnBindings(py::module_& m) {
       [](py::handle grad, const std::vector<int64_t>& sizes, int64_t dim,
          std::optional<int64_t> start, std::optional<int64_t> end,
          int64_t step) {
-        XlaTensorPtr g = HandleArg(grad);
+        XlaTensorPtr g = ToXlaTensor(grad);
         return Wrapped(ValueOrThrow(ops::SliceBackward(ValueOf(g), sizes, dim,
                                                        start, end, step)),
                        g->device());
@@ -249,10 +245,10 @@ void InitNnBindings(py::module_& m) {
       "_lerp",
       [](py::handle x, py::handle end, py::handle weight,
          std::optional<double> scalar_weight, int code) {
-        XlaTensorPtr t = HandleArg(x);
+        XlaTensorPtr t = ToXlaTensor(x);
         return XlaTensor::FromIr(
-            ValueOrThrow(ops::Lerp(ValueOf(t), ValueOf(HandleArg(end)),
-                                   ValueOf(HandleArg(weight)), scalar_weight,
+            ValueOrThrow(ops::Lerp(ValueOf(t), ValueOf(ToXlaTensor(end)),
+                                   ValueOf(ToXlaTensor(weight)), scalar_weight,
                                    ToDType(code))),
             t->device());
       },
@@ -265,12 +261,12 @@ void InitNnBindings(py::module_& m) {
       "_addc",
       [](int kind, py::handle x, py::handle t1, py::handle t2,
          py::handle value, int code) {
-        XlaTensorPtr t = HandleArg(x);
-        Value scale = value.is_none() ? Value() : ValueOf(HandleArg(value));
+        XlaTensorPtr t = ToXlaTensor(x);
+        Value scale = value.is_none() ? Value() : ValueOf(ToXlaTensor(value));
         return XlaTensor::FromIr(
             ValueOrThrow(ops::Addc(ToOpKind(kind), ValueOf(t),
-                                   ValueOf(HandleArg(t1)),
-                                   ValueOf(HandleArg(t2)), std::move(scale),
+                                   ValueOf(ToXlaTensor(t1)),
+                                   ValueOf(ToXlaTensor(t2)), std::move(scale),
                                    ToDType(code))),
             t->device());
       },

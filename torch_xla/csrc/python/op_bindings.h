@@ -13,11 +13,6 @@
 
 namespace torch_xla::python {
 
-// A tensor argument of a builder binding: an 'xla' torch tensor (its
-// up-to-date handle: a view re-derives first) or a C++ handle; TypeError
-// otherwise.
-XlaTensorPtr HandleArg(pybind11::handle object);
-
 // A builder's result as a new tensor on `input`'s device. When the builder
 // returned `input_value` itself (the op is the identity, e.g. a sum over no
 // dims), the result is a clone of `input`: a new tensor, never an alias.
