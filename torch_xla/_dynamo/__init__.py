@@ -48,18 +48,23 @@ def install():
     table = VariableBuilder._type_dispatch_impl(trace_numpy)
     table[XlaTensor] = VariableBuilder.wrap_tensor
   trace_rules.add("torch_xla")
-  _register_backend()
+  _after_import(_PYTORCH_BACKEND, _register_backend)
+
+
+# PyTorch's module that registers the name 'openxla'. Dynamo imports it
+# when a backend is first looked up by name; importing it here instead
+# would close an import cycle while dynamo itself is still loading.
+_PYTORCH_BACKEND = "torch._dynamo.backends.torchxla"
 
 
 def _register_backend():
-  """'openxla' names our backend. PyTorch registers the name itself (its
-  torchxla backend module, imported here so that a later lookup does not
-  register it again); the registry entry is then replaced."""
-  import torch._dynamo.backends.torchxla  # noqa: F401
+  """'openxla' names our backend: the entry PyTorch's module registered is
+  replaced, right after that module is imported (so it is never
+  registered again)."""
   from torch._dynamo.backends import registry
   from torch_xla._dynamo import dynamo_bridge
-  registry._COMPILER_FNS["openxla"] = dynamo_bridge.openxla
   dynamo_bridge.openxla._tags = ()
+  registry._COMPILER_FNS["openxla"] = dynamo_bridge.openxla
 
 
 def _as_tangent(tensor, expected_metadata=None, expected_type=None):
@@ -67,11 +72,14 @@ def _as_tangent(tensor, expected_metadata=None, expected_type=None):
   return tensor
 
 
-class _DynamoImportHook(importlib.abc.MetaPathFinder):
-  """Runs install() right after `torch._dynamo` has been imported."""
+class _ImportHook(importlib.abc.MetaPathFinder):
+  """Runs `then()` right after the module `name` has been imported."""
+
+  def __init__(self, name, then):
+    self.name, self.then = name, then
 
   def find_spec(self, name, path=None, target=None):
-    if name != "torch._dynamo":
+    if name != self.name:
       return None
     sys.meta_path.remove(self)
     try:
@@ -88,15 +96,21 @@ class _DynamoImportHook(importlib.abc.MetaPathFinder):
       original(module)
       if self in sys.meta_path:
         sys.meta_path.remove(self)
-      install()
+      self.then()
 
     loader.exec_module = exec_module
     return spec
 
 
+def _after_import(name, then):
+  """then() now if the module `name` is loaded, else right after it is."""
+  if name in sys.modules:
+    then()
+  elif not any(
+      isinstance(f, _ImportHook) and f.name == name for f in sys.meta_path):
+    sys.meta_path.insert(0, _ImportHook(name, then))
+
+
 def install_when_dynamo_loads():
   """install() now if torch._dynamo is loaded, else right after it is."""
-  if "torch._dynamo" in sys.modules:
-    install()
-  elif not any(isinstance(f, _DynamoImportHook) for f in sys.meta_path):
-    sys.meta_path.insert(0, _DynamoImportHook())
+  _after_import("torch._dynamo", install)
