@@ -218,10 +218,10 @@ def dp_train(index, outdir, steps=3):
     opt.zero_grad()
     loss = torch.nn.functional.mse_loss(model(xs), ys)
     loss.backward()
-    # Replica threads must trace identical programs around a collective,
-    # and whether backward's temporaries are still alive at a sync depends
-    # on autograd's worker threads (docs/pods.md): run them first.
-    torch_xla.sync()
+    # No sync here: in replica threads the collective computes its inputs
+    # in their own program first, so backward's temporaries, which
+    # autograd's device threads may still be releasing, cannot make the
+    # replicas' collective programs differ (docs/pods.md).
     _cpu_transport.reset_stats()
     xm.optimizer_step(opt)
     moved.append(_cpu_transport.stats())

@@ -63,13 +63,15 @@ def test_all_reduce_moves_the_gradients_once(four_workers):
 
 
 def test_one_process_replica_threads(tmp_path):
-  """1 process x 2 devices, a replica thread per device: the collectives
+  """1 process x 4 devices, a replica thread per device: the collectives
   lower into one replicated program (no transport) and give the same exact
   values and the same training as processes do. Each thread reads its own
   collective results (`.cpu()`), so the replicas' parts meet before one
-  Execute runs them all. (2, not 4: 4 replica threads sometimes trace
-  different programs for one step; docs/pods.md.)"""
-  replicas = 2
+  Execute runs them all. The training loop has no sync between backward()
+  and xm.optimizer_step: the collective computes its inputs first, so
+  backward's temporaries cannot make the replicas' programs differ (before
+  that, 4 of 14 runs hung here; docs/pods.md)."""
+  replicas = 4
   run = run_threads("replica_threads_pods", tmp_path, replicas)
   assert run.returncode == 0, run.stderr[-4000:]
   assert all(r["ok"] for r in results(tmp_path, "collectives", replicas))

@@ -142,6 +142,30 @@ def _replica_groups(groups):
           "group_size": len(groups[0])}
 
 
+def _inputs_first(tensors):
+  """In a replica thread of one process: computes the pending inputs of a
+  collective in their own program (only these tensors, on this thread's
+  device) before the collective is traced.
+
+  The program that holds a collective is replicated, and every replica must
+  bring the same program text. A sync computes every live tensor, and
+  right after loss.backward() autograd's device threads may still be
+  releasing backward's temporaries, so one replica's program could hold a
+  temporary another's no longer does (docs/pods.md). With its inputs
+  computed here, a set of tensors every replica names alike, the
+  collective starts from device data and its program at the next sync is
+  built from what the step traced after it. A world of one keeps the
+  collective inside the step's one program."""
+  from torch_xla import _XLAC, _replica_threads
+  from torch_xla._tensor import XlaTensor
+
+  if _replica_threads.replica() is None:
+    return
+  pending = [t for t in tensors if isinstance(t, XlaTensor)]
+  if pending:
+    _XLAC._sync_for_read(pending)
+
+
 def _in_graph(kind, value, attrs):
   """The IR op `kind` over an 'xla' tensor; a new lazy 'xla' tensor."""
   from torch_xla import _ir
@@ -199,6 +223,7 @@ def all_reduce(reduce_type: str,
   xr = _xr()
   _group_of("all_reduce", groups, xr.global_ordinal(), xr.world_size())
   if _route("all_reduce") == "local":
+    _inputs_first(tensors)
     if single:
       return _graph_reduce(reduce_type, inputs, scale, groups)
     with torch.no_grad():
@@ -249,6 +274,7 @@ def all_gather(value: torch.Tensor,
   xr = _xr()
   group = _group_of("all_gather", groups, xr.global_ordinal(), xr.world_size())
   if _route("all_gather") == "local":
+    _inputs_first([value])
     result = _in_graph("all_gather", value,
                        {"dim": dim, **_replica_groups(groups)})
   else:
@@ -312,6 +338,7 @@ def reduce_scatter(reduce_type: str,
         f"along scatter_dim {scatter_dim}, not divisible by shard_count "
         f"{shard_count}")
   if _route("reduce_scatter") == "local":
+    _inputs_first([input])
     result = _in_graph("reduce_scatter", input, {
         "kind": _IR_KIND[reduce_type], "scatter_dim": scatter_dim,
         **_replica_groups(groups)})
@@ -358,6 +385,7 @@ def all_to_all(value: torch.Tensor,
         f"{value.shape[split_dimension]} along split_dimension "
         f"{split_dimension}, not divisible by split_count {split_count}")
   if _route("all_to_all") == "local":
+    _inputs_first([value])
     return _in_graph("all_to_all", value, {
         "split_dimension": split_dimension,
         "concat_dimension": concat_dimension, **_replica_groups(groups)})
@@ -392,6 +420,7 @@ def collective_permute(value: torch.Tensor,
                        f"of several pairs in {pairs}")
     targets.add(pair[1])
   if _route("collective_permute") == "local":
+    _inputs_first([value])
     return _in_graph("collective_permute", value, {
         "source_target_pairs": [r for p in pairs for r in p]})
   return _transport().collective_permute(value, [list(p) for p in pairs])
@@ -416,6 +445,7 @@ def collective_broadcast(tensors: List[torch.Tensor],
     # In the program: the root keeps its values, the others contribute
     # zeros, and a sum over the group gives everyone the root's.
     keep = 1 if xr.global_ordinal() == root_ordinal else 0
+    _inputs_first(tensors)
     with torch.no_grad():
       for t in tensors:
         t.copy_(_graph_reduce(REDUCE_SUM, t * keep, 1.0, groups))
