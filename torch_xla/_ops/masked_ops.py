@@ -21,45 +21,37 @@ from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
 # masked_fill.
 
 
-def _masked_fill_value(x, mask, value, inplace):
+def _masked_fill(x, mask, value, inplace):
   if mask.dtype != torch.bool:
     name = {torch.float32: "float", torch.float64: "double"}.get(
         mask.dtype, str(mask.dtype).replace("torch.", ""))
     raise RuntimeError(f"masked_fill_ only supports boolean masks, but got "
                        f"mask with dtype {name}")
-  device = x.device.index
-  code = code_of(x.dtype)
-  if isinstance(value, torch.Tensor):
-    if value.dim():
-      raise RuntimeError(
-          f"masked_fill_ only supports a 0-dimensional value tensor, but "
-          f"got tensor with {value.dim()} dimension(s).")
-    if isinstance(value, XlaTensor):
-      fill = _ir.convert(xt_of(value), code)
-    else:
-      _XLAC._check_scalar(value.item(), code)
-      fill = scalar(value.item(), code, device)
-  else:
-    _XLAC._check_scalar(value, code)  # eager's overflow error, not a wrap
-    fill = scalar(value, code, device)
+  if isinstance(value, torch.Tensor) and value.dim():
+    raise RuntimeError(
+        f"masked_fill_ only supports a 0-dimensional value tensor, but "
+        f"got tensor with {value.dim()} dimension(s).")
   shape = list(x.shape)
   if inplace and list(mask.shape) != shape:
     target = broadcast_shapes(shape, list(mask.shape))
     if target != shape:
       raise RuntimeError(f"output with shape {shape} doesn't match the "
                          f"broadcast shape {target}")
-  # The select is built by ops/nn_ops.h, as the C++ fast rule builds it.
-  return _XLAC._masked_fill(x, index_mask(mask, device), fill)
+  # One C++ call: the value checked and made a scalar parameter, the select
+  # built by ops/nn_ops.h (as the C++ fast rule builds it), the result
+  # wrapped or committed into x.
+  return _XLAC._masked_fill(x, index_mask(mask, x.device.index), value,
+                            inplace)
 
 
 @op(aten.masked_fill.Scalar, aten.masked_fill.Tensor)
 def masked_fill(x, mask, value):
-  return wrap(_masked_fill_value(x, mask, value, False))
+  return _masked_fill(x, mask, value, False)
 
 
 @op(aten.masked_fill_.Scalar, aten.masked_fill_.Tensor)
 def masked_fill_(x, mask, value):
-  return commit(x, _masked_fill_value(x, mask, value, True))
+  return _masked_fill(x, mask, value, True)
 
 
 # masked_scatter: source's elements, in order, into the True positions.

@@ -39,17 +39,6 @@ def _dtype_name(dtype):
               dtype, str(dtype).replace("torch.", ""))
 
 
-def _value(x, code, device):
-  """An operand of ops/optim_ops.h: an 'xla' tensor as it is (the builder
-  converts it), a number or cpu scalar tensor as a scalar parameter of
-  `code` (the opmath type)."""
-  if isinstance(x, XlaTensor):
-    return x
-  if isinstance(x, torch.Tensor):  # a cpu scalar tensor
-    return scalar(x.item(), code, device)
-  return scalar(x, code, device)
-
-
 def _commit_inplace(name, x, value):
   """x.op_(...): the result, in x's dtype, must keep x's shape."""
   if value.dims != list(x.shape):
@@ -62,9 +51,9 @@ def _commit_inplace(name, x, value):
 # lerp ------------------------------------------------------------------------
 
 
-def _lerp_value(x, end, weight):
-  """Eager's formula: |w| < 0.5 ? x + w (end - x) : end - (end - x)(1 - w),
-  in opmath (f32 for bf16/f16)."""
+def _check_lerp(x, end, weight):
+  """Eager's errors; the formula (|w| < 0.5 ? x + w (end - x) :
+  end - (end - x)(1 - w), in opmath) is ops/optim_ops.h's."""
   check_same_device("lerp", x, end, weight)
   if end.dtype != x.dtype:
     raise RuntimeError(f"expected dtype {_dtype_name(x.dtype)} for `end` but "
@@ -73,27 +62,27 @@ def _lerp_value(x, end, weight):
   if is_tensor and weight.dtype != x.dtype:
     raise RuntimeError(f"expected dtype {_dtype_name(x.dtype)} for `weight` "
                        f"but got dtype {_dtype_name(weight.dtype)}")
-  code = code_of(x.dtype)
-  w = _value(weight, _opmath(code), x.device.index)
-  return _XLAC._lerp(x, end, w, None if is_tensor else weight, code)
-
 
 @op(aten.lerp.Scalar, aten.lerp.Tensor)
 def lerp(x, end, weight):
-  return wrap(_lerp_value(x, end, weight))
+  _check_lerp(x, end, weight)
+  return _XLAC._lerp(x, end, weight, False)
 
 
 @op(aten.lerp_.Scalar, aten.lerp_.Tensor)
 def lerp_(x, end, weight):
-  return _commit_inplace("lerp_", x, _lerp_value(x, end, weight))
+  _check_lerp(x, end, weight)
+  return _XLAC._lerp(x, end, weight, True)
 
 
 # addcmul / addcdiv -----------------------------------------------------------
 
 
-def _addc_value(kind, x, t1, t2, value):
+def _addc(kind, x, t1, t2, value, inplace, inplace_name=None):
   """x + value * t1 * t2 (kind "multiply") or x + value * t1 / t2
-  ("divide"), evaluated left to right like eager, in opmath."""
+  ("divide"), evaluated left to right like eager, in opmath
+  (ops/optim_ops.h); a new tensor, or x updated with `inplace` (errors
+  name `inplace_name`, default addcmul_/addcdiv_)."""
   name = "addcmul" if kind == "multiply" else "addcdiv"
   check_same_device(name, x, t1, t2)
   dtype = torch.promote_types(torch.promote_types(x.dtype, t1.dtype),
@@ -108,36 +97,30 @@ def _addc_value(kind, x, t1, t2, value):
         "float inputs. The future addcdiv behavior is just the latter "
         "implementation: (input + value * tensor1 / tensor2), for all "
         "dtypes.")
-  code = code_of(dtype)
-  acc, device = _opmath(code), x.device.index
-  scale = None
-  if not (isinstance(value, (int, float)) and value == 1):
-    scale = _value(value, acc, device)
-  return _XLAC._addc(_ir.K[kind], _value(x, acc, device),
-                     _value(t1, acc, device), _value(t2, acc, device), scale,
-                     code)
+  if isinstance(value, (int, float)) and value == 1:
+    value = None  # no multiplication, as eager
+  return _XLAC._addc(_ir.K[kind], x, t1, t2, value, code_of(dtype), inplace,
+                     inplace_name or f"{name}_")
 
 
 @op(aten.addcmul.default)
 def addcmul(x, t1, t2, value=1):
-  return wrap(_addc_value("multiply", x, t1, t2, value))
+  return _addc("multiply", x, t1, t2, value, False)
 
 
 @op(aten.addcmul_.default)
 def addcmul_(x, t1, t2, value=1):
-  return _commit_inplace("addcmul_", x,
-                         _addc_value("multiply", x, t1, t2, value))
+  return _addc("multiply", x, t1, t2, value, True)
 
 
 @op(aten.addcdiv.default)
 def addcdiv(x, t1, t2, value=1):
-  return wrap(_addc_value("divide", x, t1, t2, value))
+  return _addc("divide", x, t1, t2, value, False)
 
 
 @op(aten.addcdiv_.default)
 def addcdiv_(x, t1, t2, value=1):
-  return _commit_inplace("addcdiv_", x,
-                         _addc_value("divide", x, t1, t2, value))
+  return _addc("divide", x, t1, t2, value, True)
 
 
 # _foreach_* ------------------------------------------------------------------
@@ -275,8 +258,7 @@ def _register_addc(base, kind):
     packet = getattr(aten, name)
 
     def one(x, t1, t2, value, _inplace=inplace, _name=name):
-      v = _addc_value(kind, x, t1, t2, value)
-      return _commit_inplace(_name, x, v) if _inplace else wrap(v)
+      return _addc(kind, x, t1, t2, value, _inplace, _name)
 
     def on_scalar(self, t1, t2, value=1, _inplace=inplace, _name=name,
                   _one=one):
@@ -305,8 +287,8 @@ def _register_lerp():
     packet = getattr(aten, name)
 
     def one(x, end, w, _inplace=inplace, _name=name):
-      v = _lerp_value(x, end, w)
-      return _commit_inplace(_name, x, v) if _inplace else wrap(v)
+      _check_lerp(x, end, w)
+      return _XLAC._lerp(x, end, w, _inplace, _name)
 
     def on_list(self, ends, weights, _inplace=inplace, _name=name, _one=one):
       _check_lists(_name, self, ends, weights)

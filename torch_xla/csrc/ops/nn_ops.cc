@@ -18,6 +18,7 @@ absl::StatusOr<Value> MaskedFill(Value x, Value mask, Value fill) {
     TXLA_ASSIGN_OR_RETURN(x, MakeBroadcastTo(std::move(x), dims));
     TXLA_ASSIGN_OR_RETURN(mask, MakeBroadcastTo(std::move(mask), dims));
   }
+  TXLA_ASSIGN_OR_RETURN(fill, MakeConvert(std::move(fill), x.shape().dtype));
   TXLA_ASSIGN_OR_RETURN(Value wide, MakeBroadcastTo(std::move(fill), dims));
   TXLA_ASSIGN_OR_RETURN(
       NodePtr out, MakeNode(OpKind::kSelect,

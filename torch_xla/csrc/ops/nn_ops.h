@@ -15,8 +15,9 @@
 
 namespace torch_xla::ops {
 
-// `fill` (0-d, x's dtype) where `mask` (pred) is true, else x; x and mask
-// broadcast to their common shape (eager's error when they do not).
+// `fill` (0-d, converted to x's dtype) where `mask` (pred) is true, else x;
+// x and mask broadcast to their common shape (eager's error when they do
+// not).
 absl::StatusOr<Value> MaskedFill(Value x, Value mask, Value fill);
 
 // aten.slice_backward: `grad` (the gradient of x[start:end:step] along the

@@ -13,19 +13,26 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
 #include "pybind11/stl.h"
 #include "torch_xla/csrc/ir/error_class.h"
+#include "torch_xla/csrc/ir/value_builders.h"
 #include "torch_xla/csrc/ops/arithmetic_ops.h"
 #include "torch_xla/csrc/ops/linalg_ops.h"
 #include "torch_xla/csrc/ops/nn_ops.h"
+#include "torch_xla/csrc/ops/opmath.h"
 #include "torch_xla/csrc/ops/optim_ops.h"
 #include "torch_xla/csrc/ops/reduction_ops.h"
 #include "torch_xla/csrc/ops/softmax_ops.h"
 #include "torch_xla/csrc/ops/unary_ops.h"
 #include "torch_xla/csrc/python/bindings.h"
 #include "torch_xla/csrc/python/fast_rule_util.h"
+#include "torch_xla/csrc/python/host_numbers.h"
+#include "torch_xla/csrc/python/scalar_leaves.h"
 #include "torch_xla/csrc/python/status_conversion.h"
 #include "torch_xla/csrc/python/torch_tensor.h"
+#include "torch_xla/csrc/tensor/device_data.h"
 #include "torch_xla/csrc/tensor/views.h"
 
 namespace py = pybind11;
@@ -91,6 +98,50 @@ TorchTensor InPlaceTarget(py::handle object) {
 
 py::object Wrapped(Value value, int device) {
   return WrapTensor(XlaTensor::FromIr(std::move(value), device));
+}
+
+// The result of an op on `x`: a new 'xla' tensor, or with `inplace` x
+// itself updated to it (rounded to x's dtype, written back through views).
+// An in-place result must keep x's shape (eager's RuntimeError, prefixed
+// with `name`).
+py::object Finish(Value out, py::handle x, bool inplace,
+                  absl::string_view name) {
+  if (!inplace) return Wrapped(std::move(out), ToXlaTensor(x)->device());
+  TorchTensor target = InPlaceTarget(x);
+  const Shape& shape = target.handle->shape();
+  if (out.shape().dims != shape.dims) {
+    ThrowStatus(EagerRuntimeError(absl::StrCat(
+        name, ": output with shape [", absl::StrJoin(shape.dims, ", "),
+        "] doesn't match the broadcast shape [",
+        absl::StrJoin(out.shape().dims, ", "), "]")));
+  }
+  Value rounded = ValueOrThrow(MakeConvert(std::move(out), shape.dtype));
+  return CommitInPlace(
+      x.ptr(), target,
+      XlaTensor::FromIr(std::move(rounded), target.handle->device()));
+}
+
+// An operand that may be a number: an 'xla' tensor's value, or a Python
+// number (or a cpu 0-d tensor's) as a scalar parameter of `dtype`
+// (python/scalar_leaves.h). With `checked`, a number `dtype` cannot hold
+// raises eager's RuntimeError instead of wrapping.
+Value OperandValue(py::handle object, DType dtype, bool checked = false) {
+  py::object number;
+  TorchTensor tensor;
+  if (PyFloat_Check(object.ptr()) || PyLong_Check(object.ptr())) {
+    number = py::reinterpret_borrow<py::object>(object);
+  } else if (!ReadTorchTensor(object.ptr(), &tensor) &&
+             !py::isinstance<XlaTensor>(object) && py::hasattr(object, "dim") &&
+             object.attr("dim")().cast<int64_t>() == 0) {
+    number = object.attr("item")();  // a cpu scalar mixes in, as in eager
+  } else {
+    return ValueOf(ToXlaTensor(object));
+  }
+  if (checked) {
+    HostNumber value = ValueOrThrow(ReadHostNumber(number, "value"));
+    ThrowIfError(MakeCheckedHostScalar(value, dtype).status());
+  }
+  return ScalarLeafAtSite(number, dtype);
 }
 
 void InitArithmeticBindings(py::module_& m) {
@@ -219,15 +270,17 @@ void InitNnBindings(py::module_& m) {
       "(ops/softmax_ops.h).");
   m.def(
       "_masked_fill",
-      [](py::handle x, py::handle mask, py::handle fill) {
+      [](py::handle x, py::handle mask, py::handle value, bool inplace) {
         XlaTensorPtr t = ToXlaTensor(x);
-        return XlaTensor::FromIr(
-            ValueOrThrow(ops::MaskedFill(ValueOf(t), ValueOf(ToXlaTensor(mask)),
-                                         ValueOf(ToXlaTensor(fill)))),
-            t->device());
+        Value fill = OperandValue(value, t->shape().dtype, /*checked=*/true);
+        return Finish(ValueOrThrow(ops::MaskedFill(ValueOf(t),
+                                                   ValueOf(ToXlaTensor(mask)),
+                                                   std::move(fill))),
+                      x, inplace, "masked_fill_");
       },
-      py::arg("x"), py::arg("mask"), py::arg("fill"),
-      "`fill` where `mask`, else x (ops/nn_ops.h); returns a handle.");
+      py::arg("x"), py::arg("mask"), py::arg("value"), py::arg("inplace"),
+      "`value` (a number x's dtype can hold, or a 0-d tensor) where `mask`, "
+      "else x (ops/nn_ops.h); a new tensor, or x updated with `inplace`.");
   m.def(
       "_slice_backward",
       [](py::handle grad, const std::vector<int64_t>& sizes, int64_t dim,
@@ -243,37 +296,44 @@ void InitNnBindings(py::module_& m) {
       "aten.slice_backward for a canonical `dim` (ops/nn_ops.h).");
   m.def(
       "_lerp",
-      [](py::handle x, py::handle end, py::handle weight,
-         std::optional<double> scalar_weight, int code) {
+      [](py::handle x, py::handle end, py::handle weight, bool inplace,
+         const std::string& name) {
         XlaTensorPtr t = ToXlaTensor(x);
-        return XlaTensor::FromIr(
+        const DType dtype = t->shape().dtype;
+        std::optional<double> scalar_weight;
+        if (PyFloat_Check(weight.ptr()) || PyLong_Check(weight.ptr())) {
+          scalar_weight = weight.cast<double>();
+        }
+        Value w = OperandValue(weight, ops::OpMathType(dtype));
+        return Finish(
             ValueOrThrow(ops::Lerp(ValueOf(t), ValueOf(ToXlaTensor(end)),
-                                   ValueOf(ToXlaTensor(weight)), scalar_weight,
-                                   ToDType(code))),
-            t->device());
+                                   std::move(w), scalar_weight, dtype)),
+            x, inplace, name);
       },
-      py::arg("x"), py::arg("end"), py::arg("weight"),
-      py::arg("scalar_weight"), py::arg("dtype"),
-      "lerp in opmath, result in `dtype` (ops/optim_ops.h); `weight` is a "
-      "tensor, or with `scalar_weight` that number's parameter. Returns a "
-      "handle.");
+      py::arg("x"), py::arg("end"), py::arg("weight"), py::arg("inplace"),
+      py::arg("name") = "lerp_",
+      "lerp in opmath, result in x's dtype (ops/optim_ops.h); `weight` a "
+      "tensor or a number. A new tensor, or x updated with `inplace`.");
   m.def(
       "_addc",
       [](int kind, py::handle x, py::handle t1, py::handle t2,
-         py::handle value, int code) {
-        XlaTensorPtr t = ToXlaTensor(x);
-        Value scale = value.is_none() ? Value() : ValueOf(ToXlaTensor(value));
-        return XlaTensor::FromIr(
-            ValueOrThrow(ops::Addc(ToOpKind(kind), ValueOf(t),
-                                   ValueOf(ToXlaTensor(t1)),
-                                   ValueOf(ToXlaTensor(t2)), std::move(scale),
-                                   ToDType(code))),
-            t->device());
+         py::handle value, int code, bool inplace, const std::string& name) {
+        const DType dtype = ToDType(code);
+        const DType acc = ops::OpMathType(dtype);
+        Value scale = value.is_none() ? Value() : OperandValue(value, acc);
+        const OpKind op = ToOpKind(kind);
+        return Finish(
+            ValueOrThrow(ops::Addc(op, OperandValue(x, acc),
+                                   OperandValue(t1, acc), OperandValue(t2, acc),
+                                   std::move(scale), dtype)),
+            x, inplace, name);
       },
       py::arg("kind"), py::arg("x"), py::arg("t1"), py::arg("t2"),
-      py::arg("value"), py::arg("dtype"),
+      py::arg("value"), py::arg("dtype"), py::arg("inplace"),
+      py::arg("name"),
       "addcmul (kind multiply) / addcdiv (kind divide) in opmath, result in "
-      "`dtype` (ops/optim_ops.h); `value` None for 1. Returns a handle.");
+      "`dtype` (ops/optim_ops.h); `value` None for 1. A new tensor, or x "
+      "updated with `inplace`.");
 }
 
 }  // namespace
