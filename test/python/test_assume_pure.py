@@ -127,6 +127,18 @@ def test_one_trace_per_signature():
   assert met.counter_value("AssumePureCacheSize") == ap.cache_size() == 4
 
 
+def test_views_sign_with_their_own_shape_and_cpu_inputs_are_refused():
+  pure = assume_pure(lambda a: a * 2)
+  x = torch.randn(3, 4)
+  xx = x.to(DEV)
+  close(pure(xx), x * 2)
+  close(pure(xx[:2]), x[:2] * 2)  # a 2x4 view of the 3x4 root
+  close(pure(xx.t()), x.t() * 2)
+  with pytest.raises(ValueError, match=r"must be 'xla' tensors, got one on "
+                     r"cpu \(\[3, 4\]\)"):
+    pure(x)
+
+
 def test_nodes_added_per_call_do_not_depend_on_the_function_size():
 
   def chain(n):

@@ -162,7 +162,9 @@ def _signature(target, args, kwargs, tensors, seeded):
   return flat, structure
 
 
-def _check_tensors(target, tensors):
+def _raise_bad_tensors(target, tensors):
+  """The error for tensors _XLAC._call_signature refused: one that is not
+  an 'xla' tensor, or tensors on several devices."""
   device = None
   for t in tensors:
     if type(t) is not XlaTensor:
@@ -175,7 +177,8 @@ def _check_tensors(target, tensors):
     elif t.device.index != device:
       raise ValueError(f"assume_pure({target.name}): all tensor inputs must "
                        f"be on one device; got xla:{device} and {t.device}")
-  return 0 if device is None else device
+  raise ValueError(f"assume_pure({target.name}): its tensor inputs could "
+                   f"not be read")
 
 
 def _apply(target, args, kwargs, rng_seed):
@@ -184,9 +187,11 @@ def _apply(target, args, kwargs, rng_seed):
   extra = target.extra_inputs()
   tensors = list(extra)
   flat, structure = _signature(target, args, kwargs, tensors, rng_seed)
-  device = _check_tensors(target, tensors)
+  signature = _XLAC._call_signature(tensors)
+  if signature is None:
+    _raise_bad_tensors(target, tensors)
+  device, metas = signature
   with_grad = torch.is_grad_enabled()
-  metas = tuple((t.shape, t.dtype, t.requires_grad) for t in tensors)
   shared = target.shared_key()
   key = (shared or target.key, structure if isinstance(structure, int) else
          structure[:2], target.state(), len(extra), metas, with_grad, device,

@@ -63,9 +63,48 @@ DataIdSet ToIdSet(const std::vector<int64_t>& ids) {
   return DataIdSet(ids.begin(), ids.end());
 }
 
+// The part of a staged call's cache key its tensors make (see
+// torch_xla/experimental/assume_pure.py): (device, bytes of each tensor's
+// dtype, requires_grad and dims), or None when one is not an 'xla' tensor
+// or they span devices (the caller then names the fault). One crossing
+// instead of three Python attribute reads per tensor.
+py::object CallSignature(const py::sequence& tensors) {
+  static PyObject* const requires_grad =
+      PyUnicode_InternFromString("requires_grad");
+  std::string key;
+  int device = 0;
+  const size_t n = tensors.size();
+  for (size_t i = 0; i < n; ++i) {
+    py::object object = tensors[i];
+    TorchTensor t;
+    if (!ReadTorchTensor(object.ptr(), &t)) return py::none();
+    const XlaTensorPtr& handle = CurrentHandle(t);
+    if (i == 0) {
+      device = handle->device();
+    } else if (handle->device() != device) {
+      return py::none();
+    }
+    py::object grad =
+        py::reinterpret_steal<py::object>(PyObject_GetAttr(object.ptr(),
+                                                            requires_grad));
+    if (!grad) throw py::error_already_set();
+    const Shape& shape = handle->shape();
+    key.push_back(static_cast<char>(shape.dtype));
+    key.push_back(grad.ptr() == Py_True ? 1 : 0);
+    key.push_back(static_cast<char>(shape.dims.size()));
+    key.append(reinterpret_cast<const char*>(shape.dims.data()),
+               shape.dims.size() * sizeof(int64_t));
+  }
+  return py::make_tuple(device, py::bytes(key));
+}
+
 }  // namespace
 
 void InitStagingBindings(py::module_& m) {
+  m.def("_call_signature", &CallSignature, py::arg("tensors"),
+        "(device, key) of a staged call's tensors (dtype, requires_grad and "
+        "dims of each), or None when one is not an 'xla' tensor or they "
+        "span devices.");
   py::class_<PySubGraph>(m, "SubGraph")
       .def_property_readonly(
           "signature",
