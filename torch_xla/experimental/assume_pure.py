@@ -278,12 +278,12 @@ class _PureCall(torch.autograd.Function):
     handles = [xt_of(t) for t in inputs]
     if seed is not None:
       handles += seed
-    results = _XLAC._call(staged.forward, handles)
     n = staged.num_outputs
     w = n + len(staged.writes)
-    # Residuals stay C++ handles (no torch tensor per residual); backward
-    # drops them, so a sync after it does not compute them.
-    ctx.residuals = results[w:]
+    # Residuals stay C++ handles in one _HandleList (no Python object per
+    # residual); backward drops them, so a sync after it does not compute
+    # them.
+    results, ctx.residuals = _XLAC._call_split(staged.forward, handles, w)
     if staged.writes:
       # The backward reads the inputs' values from before the call's
       # writes: handles of those values, taken before they are written.
@@ -320,7 +320,7 @@ class _PureCall(torch.autograd.Function):
     inputs = ctx.input_values
     if inputs is None:
       inputs = [xt_of(t) for t in ctx.saved_tensors]
-    saved = residuals + inputs
+    saved = [residuals] + inputs
     d_inputs = iter(_XLAC._call(staged.backward, tangents + saved))
     out = [None, None]
     out += [wrap(next(d_inputs)) if d else None for d in staged.in_diff]

@@ -4,6 +4,7 @@
 // Tensors in and out are C++ handles (or objects carrying one in `_xt`);
 // variables are named by the data ids their placeholders had when traced.
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -61,6 +62,39 @@ struct PySubGraph {
 
 DataIdSet ToIdSet(const std::vector<int64_t>& ids) {
   return DataIdSet(ids.begin(), ids.end());
+}
+
+// See _HandleList below.
+struct HandleList {
+  std::vector<XlaTensorPtr> tensors;
+};
+
+std::vector<XlaTensorPtr> Call(const PySubGraph& fn,
+                               const py::iterable& operands) {
+  std::vector<Value> values;
+  int device = -1;
+  auto add = [&](const XlaTensorPtr& t) {
+    values.push_back(ValueOrThrow(t->GetIrValue()));
+    if (device < 0) device = t->device();
+  };
+  for (py::handle operand : operands) {
+    if (py::isinstance<HandleList>(operand)) {
+      for (const XlaTensorPtr& t : operand.cast<const HandleList&>().tensors) {
+        add(t);
+      }
+    } else {
+      add(ToXlaTensor(operand));
+    }
+  }
+  NodePtr node = ValueOrThrow(
+      MakeNode(OpKind::kCall, std::move(values), Attrs().Set("fn", fn.graph)));
+  std::vector<XlaTensorPtr> out;
+  out.reserve(node->num_outputs());
+  for (size_t i = 0; i < node->num_outputs(); ++i) {
+    out.push_back(XlaTensor::FromIr(Value(node, static_cast<int>(i)),
+                                    std::max(device, 0)));
+  }
+  return out;
 }
 
 // The part of a staged call's cache key its tensors make (see
@@ -227,31 +261,37 @@ void InitStagingBindings(py::module_& m) {
       },
       py::arg("roots"), py::arg("variables"));
   // Trace-once calls (assume_pure, torch.compile).
+  py::class_<HandleList, std::shared_ptr<HandleList>>(
+      m, "_HandleList",
+      "Handles kept together in C++ (a staged call's residuals): one Python "
+      "object for hundreds of them. An operand of _call stands for its "
+      "handles, in order.")
+      .def("__len__",
+           [](const HandleList& list) { return list.tensors.size(); });
   m.def(
       "_call",
       [](const PySubGraph& fn, const py::iterable& operands) {
-        const SubGraphPtr& graph = fn.graph;
-        std::vector<Value> values;
-        int device = 0;
-        bool first = true;
-        for (const XlaTensorPtr& t : ToXlaTensors(operands)) {
-          values.push_back(ValueOrThrow(t->GetIrValue()));
-          if (first) device = t->device();
-          first = false;
-        }
-        NodePtr node = ValueOrThrow(MakeNode(OpKind::kCall, std::move(values),
-                                             Attrs().Set("fn", graph)));
-        std::vector<XlaTensorPtr> out;
-        out.reserve(node->num_outputs());
-        for (size_t i = 0; i < node->num_outputs(); ++i) {
-          out.push_back(
-              XlaTensor::FromIr(Value(node, static_cast<int>(i)), device));
-        }
-        return out;
+        return Call(fn, operands);
       },
       py::arg("fn"), py::arg("operands"),
-      "One call node applying the sub-graph `fn` to `operands`; a tensor "
-      "per result.");
+      "One call node applying the sub-graph `fn` to `operands` (tensors, or "
+      "_HandleLists standing for theirs); a tensor per result.");
+  m.def(
+      "_call_split",
+      [](const PySubGraph& fn, const py::iterable& operands, size_t keep) {
+        std::vector<XlaTensorPtr> out = Call(fn, operands);
+        if (keep > out.size()) {
+          throw py::value_error(absl::StrCat("_call_split: keep=", keep,
+                                             " but the call has ",
+                                             out.size(), " results"));
+        }
+        auto rest = std::make_shared<HandleList>();
+        rest->tensors.assign(out.begin() + keep, out.end());
+        out.resize(keep);
+        return py::make_tuple(py::cast(out), py::cast(rest));
+      },
+      py::arg("fn"), py::arg("operands"), py::arg("keep"),
+      "_call, with the results after the first `keep` in one _HandleList.");
 }
 
 }  // namespace torch_xla::python
