@@ -1,0 +1,128 @@
+// The core op builders (torch_xla/csrc/ops) on their own, without Python:
+// the dtype each returns, their errors for bad shapes (the text the Python
+// rules raise), and the identity cases the bindings turn into clones.
+// Values are checked against eager PyTorch in test/python
+// (test_fast_rules.py and the ops tests), through both callers.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "torch_xla/csrc/ops/arithmetic_ops.h"
+#include "torch_xla/csrc/ops/linalg_ops.h"
+#include "torch_xla/csrc/ops/nn_ops.h"
+#include "torch_xla/csrc/ops/optim_ops.h"
+#include "torch_xla/csrc/ops/reduction_ops.h"
+#include "torch_xla/csrc/ops/softmax_ops.h"
+#include "test/cpp/ir_test_util.h"
+
+namespace torch_xla {
+namespace {
+
+using testing::Leaf;
+using testing::Ok;
+
+TEST(OpsTest, HalfProductsAccumulateInF32AndRoundOnce) {
+  Value a = Leaf(DType::kBF16, {2, 3}), b = Leaf(DType::kBF16, {3, 4});
+  Value product = Ok(ops::Mm(a, b));
+  EXPECT_EQ(product.shape(), Shape(DType::kBF16, {2, 4}));
+  EXPECT_EQ(product.node->kind(), OpKind::kConvert);
+  Value acc = Ok(ops::Dot(a, b, {{1}, {0}, {}, {}}, /*accumulate=*/true));
+  EXPECT_EQ(acc.shape(), Shape(DType::kF32, {2, 4}));
+  EXPECT_EQ(Ok(ops::Mm(Leaf(DType::kF32, {2, 3}), Leaf(DType::kF32, {3, 4})))
+                .node->kind(),
+            OpKind::kDotGeneral);  // no rounding step for f32
+}
+
+TEST(OpsTest, MismatchedProductIsAnError) {
+  EXPECT_FALSE(
+      ops::Bmm(Leaf(DType::kF32, {2, 3, 4}), Leaf(DType::kF32, {2, 5, 4}))
+          .ok());
+}
+
+TEST(OpsTest, BoolProductIsLogicalAnd) {
+  Value out = Ok(ops::Arithmetic(ops::ArithmeticOp::kMultiply,
+                                 Leaf(DType::kBool, {3}),
+                                 Leaf(DType::kBool, {3})));
+  EXPECT_EQ(out.node->kind(), OpKind::kAnd);
+  EXPECT_EQ(out.shape().dtype, DType::kBool);
+  EXPECT_FALSE(ops::ArithmeticOpFromCode(4).ok());
+}
+
+TEST(OpsTest, InPlaceResultKeepsShapeAndRoundsToTargetDtype) {
+  Value out = Ok(ops::ArithmeticInPlace(ops::ArithmeticOp::kAdd,
+                                        Leaf(DType::kF32, {3, 4}),
+                                        Leaf(DType::kF32, {3, 4}),
+                                        Shape(DType::kBF16, {3, 4})));
+  EXPECT_EQ(out.shape(), Shape(DType::kBF16, {3, 4}));
+  absl::StatusOr<Value> grown = ops::ArithmeticInPlace(
+      ops::ArithmeticOp::kAdd, Leaf(DType::kF32, {3, 4}),
+      Leaf(DType::kF32, {3, 4}), Shape(DType::kF32, {4}));
+  ASSERT_FALSE(grown.ok());
+  EXPECT_EQ(grown.status().message(),
+            "output with shape [4] doesn't match the broadcast shape [3, 4]");
+}
+
+TEST(OpsTest, ReductionsAccumulateInF32AndReduceNothingForNoDims) {
+  Value x = Leaf(DType::kBF16, {2, 3});
+  Value mean = Ok(ops::Mean(x, {1}, /*keep_dims=*/true, DType::kBF16));
+  EXPECT_EQ(mean.shape(), Shape(DType::kBF16, {2, 1}));
+  Value f32 = Leaf(DType::kF32, {});
+  EXPECT_EQ(Ok(ops::Sum(f32, {}, false, DType::kF32)), f32);  // the input
+  EXPECT_EQ(Ok(ops::ReduceExtreme(f32, {}, "max", false)), f32);
+  // Integers have no NaN to propagate: the reduce alone.
+  EXPECT_EQ(
+      Ok(ops::ReduceExtreme(Leaf(DType::kI32, {4}), {0}, "max", false))
+          .node->kind(),
+      OpKind::kReduce);
+}
+
+TEST(OpsTest, SoftmaxComputesHalfTypesInF32) {
+  Value y = Ok(ops::Softmax(Leaf(DType::kF16, {2, 5}), {1}, DType::kF16));
+  EXPECT_EQ(y.shape(), Shape(DType::kF16, {2, 5}));
+  Value f32 = Ok(ops::LogSoftmax(Leaf(DType::kF16, {2, 5}), {1}, DType::kF32));
+  EXPECT_EQ(f32.shape(), Shape(DType::kF32, {2, 5}));  // half_to_float
+}
+
+TEST(OpsTest, SliceBackwardPadsIntoZerosAndRejectsAWrongGrad) {
+  Value grad = Leaf(DType::kF32, {3, 3});
+  EXPECT_EQ(Ok(ops::SliceBackward(grad, {6, 3}, 0, 1, 6, 2)).shape(),
+            Shape(DType::kF32, {6, 3}));
+  Value empty = Ok(ops::SliceBackward(Leaf(DType::kF32, {0, 3}), {4, 3}, 0, 2,
+                                      2, 1));
+  EXPECT_EQ(empty.shape(), Shape(DType::kF32, {4, 3}));
+  absl::StatusOr<Value> wrong = ops::SliceBackward(grad, {6, 3}, 0, 0, 6, 1);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(std::string(wrong.status().message()).find("0:6:1"),
+            std::string::npos)
+      << wrong.status();
+}
+
+TEST(OpsTest, MaskedFillBroadcastsAndConvertsTheFill) {
+  Value out = Ok(ops::MaskedFill(Leaf(DType::kBF16, {2, 1}),
+                                 Leaf(DType::kBool, {4}),
+                                 Leaf(DType::kF64, {})));
+  EXPECT_EQ(out.shape(), Shape(DType::kBF16, {2, 4}));
+  EXPECT_FALSE(ops::MaskedFill(Leaf(DType::kF32, {3}), Leaf(DType::kBool, {4}),
+                               Leaf(DType::kF32, {}))
+                   .ok());
+}
+
+TEST(OpsTest, OptimizerUpdatesRoundOnceToTheResultDtype) {
+  Value x = Leaf(DType::kBF16, {3}), end = Leaf(DType::kBF16, {3});
+  Value w = Leaf(DType::kF32, {});
+  EXPECT_EQ(Ok(ops::Lerp(x, end, w, 0.9, DType::kBF16)).shape(),
+            Shape(DType::kBF16, {3}));
+  EXPECT_EQ(Ok(ops::Lerp(x, end, Leaf(DType::kBF16, {3}), std::nullopt,
+                         DType::kBF16))
+                .node->kind(),
+            OpKind::kConvert);
+  EXPECT_EQ(Ok(ops::Addc(OpKind::kDivide, x, end, Leaf(DType::kBF16, {2, 3}),
+                         Value(), DType::kBF16))
+                .shape(),
+            Shape(DType::kBF16, {2, 3}));
+}
+
+}  // namespace
+}  // namespace torch_xla
