@@ -15,6 +15,7 @@ from torch_xla._ops._common import (binary_operands, broadcast_shapes,
                                     check_same_device,
                                     code_of, device_of, elementwise, literal,
                                     result_type, scalar)
+from torch_xla._ops.reductions import acc_code
 from torch_xla._ops.registry import aten, inplace_rule, op
 from torch_xla._tensor import XlaTensor, wrap, xt_of
 
@@ -102,7 +103,7 @@ def div_mode(a, b, rounding_mode=None):
       return wrap(_trunc(_ir.binary("divide", xa, xb)))
     # Eager floors bf16/f16 in f32 and rounds once.
     code = code_of(dtype)
-    acc = _ir.F32 if code in (_ir.BF16, _ir.F16) else code
+    acc = acc_code(code)
     return wrap(_ir.convert(
         _floor_divide(_ir.convert(xa, acc), _ir.convert(xb, acc)), code))
   xa, xb = binary_operands(a, b, dtype)
@@ -431,7 +432,7 @@ def _scaled_log(scale, name):
 
   def rule(x):
     code = code_of(_float_type(x.dtype))
-    acc = _ir.F32 if code in (_ir.BF16, _ir.F16) else code
+    acc = acc_code(code)
     v = _ir.unary("log", _ir.convert(xt_of(x), acc))
     v = _ir.binary("multiply", v, literal(scale, acc, v.dims, x.device.index))
     return wrap(_ir.convert(v, code))
@@ -477,7 +478,7 @@ def round_decimals(x, decimals=0):
   if decimals == 0:
     return round_(x)
   code = code_of(x.dtype)
-  acc = _ir.F32 if code in (_ir.BF16, _ir.F16) else code
+  acc = acc_code(code)
   v = _ir.convert(xt_of(x), acc)
   scale = literal(10.0**abs(decimals), acc, v.dims, x.device.index)
   inner, outer = ("multiply", "divide") if decimals > 0 else ("divide",

@@ -21,11 +21,9 @@ import torch
 
 from torch_xla import _XLAC, _dtypes, _ir
 from torch_xla._ops._common import check_same_device, code_of, scalar
+from torch_xla._ops.reductions import acc_code
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import commit, wrap, xt_of
-
-_LOW_PRECISION = (_ir.BF16, _ir.F16)
-
 
 def dot(a, b, lhs_contract, rhs_contract, lhs_batch=(), rhs_batch=(),
         accumulate=False):
@@ -42,7 +40,7 @@ def dot(a, b, lhs_contract, rhs_contract, lhs_batch=(), rhs_batch=(),
 
 def accumulation_code(code: int) -> int:
   """The dtype `dot(..., accumulate=True)` returns for operands of `code`."""
-  return _ir.F32 if code in _LOW_PRECISION else code
+  return acc_code(code)
 
 
 _name = _dtypes.scalar_type_name

@@ -21,14 +21,11 @@ from torch_xla import _XLAC, _ir
 from torch_xla._ops import registry
 from torch_xla._ops._common import (check_same_device, code_of, literal,
                                     scalar)
+from torch_xla._ops.reductions import acc_code
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
 
-_LOW = (_ir.BF16, _ir.F16)
-
-
-def _opmath(code):
-  return _ir.F32 if code in _LOW else code
+_opmath = acc_code
 
 
 def _dtype_name(dtype):

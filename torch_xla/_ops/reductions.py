@@ -30,7 +30,8 @@ from torch_xla._ops.registry import aten, inplace_rule, op
 from torch_xla._tensor import wrap, xt_of
 
 F32, S32, S64, PRED = _ir.F32, _ir.S32, _ir.S64, _ir.PRED
-_HALF_CODES = (_ir.BF16, _ir.F16)
+# The C++ rule (ops/opmath.h) read once per dtype: no call per op.
+_ACC_CODES = {code: _XLAC._opmath_type(code) for code in _dtypes._CODES.values()}
 
 
 # ---------------------------------------------------------------------------
@@ -39,7 +40,7 @@ _HALF_CODES = (_ir.BF16, _ir.F16)
 
 def acc_code(code: int) -> int:
   """Element type to accumulate `code` in: f32 for the 16-bit floats."""
-  return F32 if code in _HALF_CODES else code
+  return _ACC_CODES[code]
 
 
 def reduction_dims(dim, rank: int, empty_means_all: bool = True):

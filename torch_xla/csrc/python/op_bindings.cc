@@ -60,6 +60,12 @@ py::object BinaryOp(py::handle a, py::handle b) {
 }
 
 void InitLinalgBindings(py::module_& m) {
+  m.def(
+      "_opmath_type",
+      [](int code) { return static_cast<int>(ops::OpMathType(ToDType(code))); },
+      py::arg("dtype"),
+      "The DType code eager computes `dtype` in (f32 for bf16/f16; "
+      "ops/opmath.h). Python reads it once per dtype at import.");
   m.def("_mm", &BinaryOp<ops::Mm>, py::arg("a"), py::arg("b"),
         "aten.mm's product (ops/linalg_ops.h); returns an 'xla' tensor.");
   m.def("_bmm", &BinaryOp<ops::Bmm>, py::arg("a"), py::arg("b"),
