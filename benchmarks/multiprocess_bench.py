@@ -12,7 +12,8 @@ Prints one JSON line:
     route costs more);
   - dp_1proc_threads_step_s: the 2-process training's code in 1 process
     with a replica thread per device (torch_xla._internal.pjrt.spawn_threads:
-    the gradient all-reduce inside one replicated program);
+    the gradients computed by their own program, then their all-reduce and
+    the update inside one replicated program);
   - gradient_bytes: the model's gradient bytes (f32);
     transport_bytes_per_step: the payload one process hands to gloo per
     step (all_reduce of every gradient, one flat buffer);
