@@ -60,12 +60,6 @@ py::object BinaryOp(py::handle a, py::handle b) {
 }
 
 void InitLinalgBindings(py::module_& m) {
-  m.def(
-      "_opmath_type",
-      [](int code) { return static_cast<int>(ops::OpMathType(ToDType(code))); },
-      py::arg("dtype"),
-      "The DType code eager computes `dtype` in (f32 for bf16/f16; "
-      "ops/opmath.h). Python reads it once per dtype at import.");
   m.def("_mm", &BinaryOp<ops::Mm>, py::arg("a"), py::arg("b"),
         "aten.mm's product (ops/linalg_ops.h); returns an 'xla' tensor.");
   m.def("_bmm", &BinaryOp<ops::Bmm>, py::arg("a"), py::arg("b"),
@@ -89,7 +83,6 @@ void InitLinalgBindings(py::module_& m) {
       "One dot_general with eager's accumulation (ops/linalg_ops.h); "
       "returns a handle, in the accumulation dtype with `accumulate`.");
 }
-
 
 // The tensor an in-place op updates: an 'xla' torch tensor.
 TorchTensor InPlaceTarget(py::handle object) {
@@ -150,7 +143,7 @@ Value OperandValue(py::handle object, DType dtype, bool checked = false) {
   return ScalarLeafAtSite(number, dtype);
 }
 
-void InitArithmeticBindings(py::module_& m) {
+void InitElementwiseOpBindings(py::module_& m) {
   m.def(
       "_arithmetic",
       [](int op, py::handle a, py::handle b, int code) {
@@ -345,8 +338,14 @@ void InitNnBindings(py::module_& m) {
 }  // namespace
 
 void InitOpBindings(py::module_& m) {
+  m.def(
+      "_opmath_type",
+      [](int code) { return static_cast<int>(ops::OpMathType(ToDType(code))); },
+      py::arg("dtype"),
+      "The DType code eager computes `dtype` in (f32 for bf16/f16; "
+      "ops/opmath.h). Python reads it once per dtype at import.");
   InitLinalgBindings(m);
-  InitArithmeticBindings(m);
+  InitElementwiseOpBindings(m);
   InitReductionBindings(m);
   InitNnBindings(m);
 }
