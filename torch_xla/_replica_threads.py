@@ -26,12 +26,18 @@ for all of them, and each takes its own result.
 
 A thread that raises breaks the barrier, so the others stop at their next
 meeting point instead of waiting forever; spawn_threads re-raises the first
-error.
+error (the error of a thread that failed by itself, not of one that
+stopped because another failed).
 """
 
 import threading
 
 _local = threading.local()
+
+
+class PeerFailedError(RuntimeError):
+  """Raised in a replica thread that stops because another one failed;
+  spawn_threads reports the other's error instead."""
 
 
 class _Replicas:
@@ -87,7 +93,7 @@ def _meet():
   try:
     return state.barrier.wait()
   except threading.BrokenBarrierError:
-    raise RuntimeError(
+    raise PeerFailedError(
         "another replica thread failed, so this one cannot meet it") from None
 
 
@@ -151,7 +157,7 @@ def combine(key, participants, payload, run, timeout_s):
       state.cond.notify_all()
     while meeting.results is None and meeting.error is None:
       if state.failed:
-        raise RuntimeError(f"{key[0]}: another replica thread failed, so "
+        raise PeerFailedError(f"{key[0]}: another replica thread failed, so "
                            f"this one cannot meet it")
       left = deadline - time.monotonic()
       if left <= 0 and len(meeting.payloads) < len(meeting.participants):
@@ -221,6 +227,7 @@ def spawn_threads(fn, args=()):
   finally:
     _XLAC._distributed.set_replica_devices([])
   if errors:
-    index = min(errors)
-    raise errors[index]
+    first = [i for i in sorted(errors)
+             if not isinstance(errors[i], PeerFailedError)]
+    raise errors[first[0] if first else min(errors)]
   return results

@@ -363,6 +363,19 @@ def replica_threads_job(index, outdir):
   _write(outdir, "no_threads", index, {"error": message})
   pjrt.spawn_threads(replica_threads_pods, args=(outdir,))
 
+  def one_raises(local):  # its partner waits in the collective, then stops
+    if local == 1:
+      raise ValueError(f"boom in replica {xr.global_ordinal()}")
+    xm.all_reduce(xm.REDUCE_SUM, torch.ones(2, device=torch_xla.device()),
+                  groups=[[0, 1], [2, 3]]).cpu()
+
+  try:
+    pjrt.spawn_threads(one_raises)
+    message = "no error"
+  except Exception as e:  # the failed thread's own error, not its partner's
+    message = f"{type(e).__name__}: {e}"
+  _write(outdir, "one_raises", index, {"error": message})
+
 
 def raises(index, outdir):
   _write(outdir, "raises", index, {"pid": os.getpid()})

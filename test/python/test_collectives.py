@@ -89,7 +89,8 @@ def test_two_processes_two_devices_each(tmp_path):
   hierarchical host route (local replicas meet, one gloo call between the
   processes): the same exact values as 4 processes x 1 (incl. groups that
   cross the processes), and xm.optimizer_step trains as one process on
-  the whole batch with one gloo call of the gradient bytes per step."""
+  the whole batch with one gloo call of the gradient bytes per step; a
+  replica thread that raises stops the others with its own error."""
   outputs = finish(start_job("replica_threads_job", tmp_path, 2, 2))
   for p in results(tmp_path, "no_threads", 2):
     assert "this process drives 2 devices in a 2-process job; run a " \
@@ -102,6 +103,10 @@ def test_two_processes_two_devices_each(tmp_path):
                                rtol=1e-6, atol=1e-6)
     for step in r["moved"]:
       assert step == {"payload_bytes": r["gradient_bytes"], "calls": 1}
+  # A replica thread that raises stops its partner waiting in a collective;
+  # spawn_threads reports the raising thread's error.
+  assert [p["error"] for p in results(tmp_path, "one_raises", 2)] == [
+      "ValueError: boom in replica 1", "ValueError: boom in replica 3"]
 
 
 # One process: a world of one replica.
