@@ -16,6 +16,7 @@ XLA = torch.device("xla", 0)
 @pytest.mark.parametrize("size,numel", [
     ([2, -1, 4], 24), ([24], 24), ([], 1), ([0, 3], 0), ([-1], 0),
     ([5], 6), ([-1, -1], 6), ([-2, 3], 6), ([-1, 5], 6), ([0, -1], 0),
+    ([0, -1], 3), ([2, 0, -1], 6),
 ])
 def test_infer_size_is_eagers(size, numel):
   try:

@@ -226,3 +226,70 @@ def test_strided_slices_take_the_fast_rule():
   expected = torch.zeros(6, 4)
   expected[::2] += 1
   torch.testing.assert_close(x.cpu(), expected)
+
+
+def _random_calls(rng, rank):
+  """(name, fn) view calls with random, often bad, dims, indices and sizes."""
+  dim = lambda: rng.randint(-rank - 2, rank + 1)  # noqa: E731
+  size = lambda: rng.choice([-1, 0, 1, 2, 3, 6])  # noqa: E731
+  args = {
+      "unsqueeze": (dim(),),
+      "squeeze": ((dim(), dim()),),
+      "transpose": (dim(), dim()),
+      "permute": ([dim() for _ in range(rank)],),
+      "select": (dim(), rng.randint(-4, 4)),
+      "slice": (dim(), rng.randint(-4, 4),
+                rng.choice([None, rng.randint(-4, 4)]), rng.randint(-1, 3)),
+      "split": (rng.randint(-1, 3), dim()),
+      "split_with_sizes": ([rng.randint(-1, 2) for _ in range(2)], dim()),
+      "unbind": (dim(),),
+      "expand": ([size() for _ in range(rng.randint(rank, rank + 1))],),
+      "view": ([size() for _ in range(rng.randint(0, 3))],),
+  }
+  calls = [("t", lambda a: a.t())]
+  for name, arg in args.items():
+    if name == "slice":
+      calls.append((name, lambda a, arg=arg: torch.ops.aten.slice.Tensor(
+          a, *arg)))
+    elif name == "split_with_sizes":
+      calls.append((name, lambda a, arg=arg: a.split(*arg)))
+    else:
+      calls.append((name, lambda a, n=name, arg=arg: getattr(a, n)(*arg)))
+  return calls
+
+
+def _outcome(fn, x):
+  try:
+    out = fn(x)
+  except Exception as e:  # compared with eager's
+    return type(e).__name__, str(e)
+  outs = out if isinstance(out, (list, tuple)) else [out]
+  return [(tuple(o.shape), o.stride(), o.storage_offset(), o.cpu())
+          for o in outs]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_random_arguments_match_eager(path):
+  # Values, strides, offsets, or the exception's class and text (expand's
+  # text names the tensor's type its own way: the class only).
+  import random
+  rng = random.Random(0)
+  for _ in range(4):
+    for shape in [(), (1,), (3,), (1, 3), (3, 1), (2, 3, 1), (0, 2)]:
+      for name, fn in _random_calls(rng, len(shape)):
+        cpu = random_tensor(shape)
+        expected = _outcome(fn, cpu)
+        with _path(path):
+          actual = _outcome(fn, cpu.to(XLA))
+        where = f"{name} on {shape}"
+        if isinstance(expected, tuple):
+          assert isinstance(actual, tuple), (where, expected, actual)
+          assert actual[0] == expected[0], (where, expected, actual)
+          if not expected[1].startswith("expand("):
+            assert actual[1] == expected[1], where
+          continue
+        assert isinstance(actual, list), (where, actual)
+        assert len(actual) == len(expected), where
+        for a, e in zip(actual, expected):
+          assert a[:3] == e[:3], (where, a[:3], e[:3])
+          torch.testing.assert_close(a[3], e[3], rtol=0, atol=0)

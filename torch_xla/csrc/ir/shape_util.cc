@@ -48,10 +48,12 @@ absl::StatusOr<Dims> InferSize(Dims size, int64_t numel) {
   if (infer < 0) {
     if (known == numel) return size;
   } else if (known == 0) {
-    return EagerRuntimeError(absl::StrCat(
-        "cannot reshape tensor of 0 elements into shape ", DimsText(size),
-        " because the unspecified dimension size -1 can be any value and is "
-        "ambiguous"));
+    if (numel == 0) {  // else eager's "invalid" below
+      return EagerRuntimeError(absl::StrCat(
+          "cannot reshape tensor of 0 elements into shape ", DimsText(size),
+          " because the unspecified dimension size -1 can be any value and "
+          "is ambiguous"));
+    }
   } else if (numel % known == 0) {
     size[infer] = numel / known;
     return size;

@@ -159,11 +159,16 @@ absl::StatusOr<ViewedTensor> Squeeze(
     const ViewedTensor& x, const std::optional<std::vector<int64_t>>& dims) {
   const std::vector<int64_t>& shape = x.handle->shape().dims;
   const int64_t rank = static_cast<int64_t>(shape.size());
-  std::vector<bool> drop(rank, !dims.has_value());
+  std::vector<bool> drop(std::max<int64_t>(rank, 1), !dims.has_value());
   if (dims.has_value()) {
+    std::fill(drop.begin(), drop.end(), false);
     for (int64_t dim : *dims) {
       TXLA_ASSIGN_OR_RETURN(int64_t d, WrapDim(dim, rank));
-      if (rank > 0) drop[d] = true;
+      if (drop[d]) {
+        return EagerRuntimeError(absl::StrCat(
+            "dim ", d, " appears multiple times in the list of dims"));
+      }
+      drop[d] = true;
     }
   }
   const std::vector<int64_t> strides = StridesOf(x);
@@ -241,8 +246,10 @@ absl::StatusOr<ViewedTensor> Expand(const ViewedTensor& x,
     if (d >= 0) {
       current = dims[d];
       stride = strides[d];
+    } else if (rank == 0) {  // eager gives an expanded scalar stride 0
+      stride = 0;
     } else {  // a new leading dim: eager's stride for it
-      stride = i + 1 < ndim ? target[i + 1] * new_strides[i + 1] : 1;
+      stride = target[i + 1] * new_strides[i + 1];
     }
     int64_t want = size[i];
     if (want == -1) {
@@ -317,13 +324,13 @@ absl::StatusOr<ViewedTensor> Select(const ViewedTensor& x, int64_t dim,
 absl::StatusOr<std::vector<ViewedTensor>> Split(const ViewedTensor& x,
                                                 int64_t split_size,
                                                 int64_t dim) {
-  TXLA_ASSIGN_OR_RETURN(int64_t d, SplitDim(x, dim));
-  const int64_t size = x.handle->shape().dims[d];
-  if (split_size < 0) {
+  if (RankOf(x) > 0 && split_size < 0) {  // eager checks it before dim
     return EagerRuntimeError(absl::StrCat(
         "split expects split_size be non-negative, but got split_size=",
         split_size));
   }
+  TXLA_ASSIGN_OR_RETURN(int64_t d, SplitDim(x, dim));
+  const int64_t size = x.handle->shape().dims[d];
   if (split_size == 0 && size != 0) {
     return EagerRuntimeError(absl::StrCat(
         "split_size can only be 0 if dimension size is 0, but got dimension "
@@ -370,11 +377,11 @@ absl::StatusOr<std::vector<ViewedTensor>> SplitWithSizes(
 absl::StatusOr<std::vector<ViewedTensor>> Unbind(const ViewedTensor& x,
                                                  int64_t dim) {
   const int64_t rank = RankOf(x);
+  TXLA_ASSIGN_OR_RETURN(int64_t d, WrapDim(dim, rank));
   if (rank == 0) {
     return absl::OutOfRangeError(
         "Dimension specified as 0 but tensor has no dimensions");
   }
-  TXLA_ASSIGN_OR_RETURN(int64_t d, WrapDim(dim, rank));
   std::vector<ViewedTensor> pieces;
   const int64_t n = x.handle->shape().dims[d];
   pieces.reserve(n);
