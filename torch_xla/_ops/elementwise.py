@@ -44,7 +44,8 @@ def _inplace_binary(op, name):
           f"result type {_dtypes.scalar_type_name(dtype)} can't be cast "
           f"to the desired output type "
           f"{_dtypes.scalar_type_name(x.dtype)}")
-    return _XLAC._arithmetic_(op, x, _scaled(y, alpha), _CODES[dtype])
+    return _XLAC._arithmetic_(op, x, _scaled(y, alpha, dtype),
+                              _CODES[dtype])
 
   rule.__name__ = name + "_"
   return rule
@@ -54,8 +55,18 @@ def _binary(name, a, b, compute_dtype):
   return wrap(elementwise(_ir.K[name], (a, b), compute_dtype))
 
 
-def _scaled(b, alpha):
-  """b * alpha for add/sub's alpha argument."""
+def _scaled(b, alpha, dtype):
+  """b * alpha for add/sub's alpha argument, which eager checks against
+  the result dtype first."""
+  if isinstance(alpha, bool) and dtype != torch.bool:
+    raise RuntimeError("Boolean alpha only supported for Boolean results.")
+  if isinstance(alpha, float) and not (dtype.is_floating_point or
+                                       dtype.is_complex):
+    raise RuntimeError("For integral input tensors, argument alpha must not "
+                       "be a floating point number.")
+  if isinstance(alpha, complex) and not dtype.is_complex:
+    raise RuntimeError("For non-complex input tensors, argument alpha must "
+                       "not be a complex number.")
   if alpha == 1:
     return b
   if isinstance(b, XlaTensor):
@@ -65,7 +76,8 @@ def _scaled(b, alpha):
 
 @op(aten.add.Tensor, aten.add.Scalar)
 def add(a, b, alpha=1):
-  return _arithmetic(_ADD, a, _scaled(b, alpha), _CODES[result_type(a, b)])
+  dtype = result_type(a, b)
+  return _arithmetic(_ADD, a, _scaled(b, alpha, dtype), _CODES[dtype])
 
 
 @op(aten.sub.Tensor, aten.sub.Scalar)
@@ -74,12 +86,14 @@ def sub(a, b, alpha=1):
     raise RuntimeError(
         "Subtraction, the `-` operator, with two bool tensors is not "
         "supported. Use the `^` or `logical_xor()` operator instead.")
-  return _arithmetic(_SUB, a, _scaled(b, alpha), _CODES[result_type(a, b)])
+  dtype = result_type(a, b)
+  return _arithmetic(_SUB, a, _scaled(b, alpha, dtype), _CODES[dtype])
 
 
 @op(aten.rsub.Tensor, aten.rsub.Scalar)
 def rsub(a, b, alpha=1):
-  return _arithmetic(_SUB, b, _scaled(a, alpha), _CODES[result_type(a, b)])
+  dtype = result_type(a, b)
+  return _arithmetic(_SUB, b, _scaled(a, alpha, dtype), _CODES[dtype])
 
 
 @op(aten.mul.Tensor, aten.mul.Scalar)

@@ -232,6 +232,51 @@ FastRuleResult SumAll(PyObject* const* args, Py_ssize_t nargs,
   return SumOrMean<false>(x, dims, false);
 }
 
+// x.add_(y, alpha=a) / x.sub_(y, alpha=a) with floating x and y of one
+// dtype and a number a other than 1 (an optimizer's update, p.add_(g,
+// alpha=-lr)): x op (y * a), as the Python rule scales y with mul first.
+// Other alphas take ArithmeticInPlace's path.
+template <ops::ArithmeticOp kOp>
+FastRuleResult ScaledInPlace(PyObject* const* args, Py_ssize_t nargs,
+                             PyObject* kwargs) {
+  PyObject* alpha = nullptr;
+  if (nargs == 3 && kwargs == nullptr) {
+    alpha = args[2];
+  } else if (nargs == 2 && kwargs != nullptr && KwargsAre(kwargs, {"alpha"},
+                                                          false)) {
+    alpha = PyDict_GetItemString(kwargs, "alpha");
+  }
+  int64_t one = 0;
+  if (alpha == nullptr || (ReadInt(alpha, &one) && one == 1)) {
+    return kwargs == nullptr ? ArithmeticInPlace<kOp, true>(args, nargs)
+                             : py::object();
+  }
+  TorchTensor x, y;
+  if (!IsNumber(alpha) || !ReadTorchTensor(args[0], &x) ||
+      !ReadTorchTensor(args[1], &y)) {
+    return py::object();
+  }
+  const Shape& shape = x.handle->shape();
+  if (!IsFloating(shape.dtype) || y.handle->shape().dtype != shape.dtype ||
+      y.handle->device() != x.handle->device()) {
+    return py::object();
+  }
+  int device = 0;
+  std::vector<Value> scaled_operands = ResolveOperands(
+      py::make_tuple(py::handle(args[1]), py::handle(alpha)), shape.dtype,
+      &device);
+  TXLA_ASSIGN_OR_RETURN(Value scaled,
+                        ops::Arithmetic(ops::ArithmeticOp::kMultiply,
+                                        std::move(scaled_operands[0]),
+                                        std::move(scaled_operands[1])));
+  TXLA_ASSIGN_OR_RETURN(Value self, CurrentValue(x));
+  if (self.shape().dims != scaled.shape().dims) return py::object();
+  TXLA_ASSIGN_OR_RETURN(
+      Value out, ops::ArithmeticInPlace(kOp, std::move(self),
+                                        std::move(scaled), shape));
+  return CommitInPlace(args[0], x, XlaTensor::FromIr(std::move(out), device));
+}
+
 template <ops::ArithmeticOp kOp, bool kHasAlpha, bool kFloatOnly>
 constexpr FastRule kArithmetic =
     Positional<Arithmetic<kOp, kHasAlpha, kFloatOnly>>;
@@ -258,9 +303,9 @@ void AddMathFastRules(FastRuleTable* table) {
           {"aten::mul.Scalar", kArithmetic<A::kMultiply, false, false>},
           {"aten::div.Tensor", kArithmetic<A::kDivide, false, true>},
           {"aten::div.Scalar", kArithmetic<A::kDivide, false, true>},
-          {"aten::add_.Tensor", kInPlace<A::kAdd, true>},
+          {"aten::add_.Tensor", ScaledInPlace<A::kAdd>},
           {"aten::add_.Scalar", kInPlace<A::kAdd, true>},
-          {"aten::sub_.Tensor", kInPlace<A::kSubtract, true>},
+          {"aten::sub_.Tensor", ScaledInPlace<A::kSubtract>},
           {"aten::mul_.Tensor", kInPlace<A::kMultiply, false>},
           {"aten::mul_.Scalar", kInPlace<A::kMultiply, false>},
           {"aten::exp", kUnary<K::kExponential>},
