@@ -183,6 +183,10 @@ _DIVISIONS = {
     "//": lambda a, b: a // b,
     "%": lambda a, b: a % b,
     "fmod": torch.fmod,
+    "floor_divide_": lambda a, b: a.clone().floor_divide_(b),
+    "//=": lambda a, b: a.clone().__ifloordiv__(b),
+    "fmod_": lambda a, b: a.clone().fmod_(b),
+    "fmod_ number": lambda a, b: a.clone().fmod_(0),
     "// number": lambda a, b: a // 0,
     "% number": lambda a, b: a % 0,
 }

@@ -5,7 +5,7 @@ Importing this package registers every rule (see registry.py).
 
 from torch_xla._ops import registry  # noqa: F401  (first: holds the table)
 from torch_xla._ops import copy_ops  # noqa: F401
-from torch_xla._ops import elementwise, clamp  # noqa: F401
+from torch_xla._ops import elementwise, unary_math, clamp  # noqa: F401
 from torch_xla._ops import reductions, normalization, losses  # noqa: F401
 from torch_xla._ops import views, storage_views, shape_ops  # noqa: F401
 from torch_xla._ops import index_util, advanced_indexing  # noqa: F401

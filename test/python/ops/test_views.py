@@ -12,7 +12,7 @@ import pytest
 import torch
 
 import torch_xla
-from op_test_utils import random_tensor as _rand, XLA, check_op, fallback_counters
+from op_test_utils import random_tensor as _rand, XLA, check_op
 
 FLOATS = [torch.float32, torch.bfloat16]
 ALL = FLOATS + [torch.int64, torch.bool]

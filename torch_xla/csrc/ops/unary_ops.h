@@ -6,8 +6,9 @@
 // compute dtype (eager's: the default float type for integer inputs of a
 // math function, the input's own for neg); the builder converts, applies
 // the primitive and, for the opmath functions, rounds once from f32.
-// Used by the Python rules (torch_xla/_ops/elementwise.py, _XLAC._unary and
-// _XLAC._square) and the C++ fast rules (python/fast_math_rules.cc).
+// Used by the Python rules (torch_xla/_ops/unary_math.py through
+// _XLAC._unary, elementwise.py's pow through _XLAC._square) and the C++
+// fast rules (python/fast_math_rules.cc).
 
 #include "absl/status/statusor.h"
 #include "torch_xla/csrc/ir/node.h"

@@ -1,0 +1,261 @@
+"""Elementwise functions of one tensor: math functions, rounding, tests
+(isnan, isinf) and activations (relu, silu, gelu, threshold). Binary
+arithmetic, comparisons and where are in elementwise.py.
+
+Integer inputs of math functions compute in the default float type, as
+eager's do; constants inside a formula (0 in relu, 0.5 in gelu) are
+literals.
+"""
+
+import math
+
+import torch
+
+from torch_xla import _XLAC, _dtypes, _ir
+from torch_xla._dtypes import _CODES
+from torch_xla._ops._common import code_of, literal
+from torch_xla._ops.elementwise import (_float_type, _trunc, div, le, ne,
+                                        where)
+from torch_xla._ops.reductions import acc_code
+from torch_xla._ops.registry import aten, inplace_rule, op
+from torch_xla._tensor import wrap, xt_of
+
+
+def _unary_float(name, opmath=False):
+  """A math function: integer inputs compute in the default float type.
+  With `opmath`, bf16/f16 compute in f32 and round once, as eager's kernels
+  do (for the CHLO expansions, which would otherwise round every step in
+  the half type). Built by ops/unary_ops.h, as the C++ fast rules build
+  it."""
+  kind = _ir.K[name]
+
+  def rule(x):
+    return _XLAC._unary(kind, x, _CODES[_float_type(x.dtype)], opmath)
+
+  rule.__name__ = name
+  return rule
+
+
+def _unary_opmath(name):
+  return _unary_float(name, opmath=True)
+
+
+_UNSIGNED = (torch.uint8, torch.uint16, torch.uint32, torch.uint64)
+
+
+def _unary_same(name):
+  kind = _ir.K[name]
+
+  def rule(x):
+    if x.dtype in _UNSIGNED or x.dtype is torch.bool:
+      if name == "abs" and x.dtype is not torch.bool:
+        return wrap(_XLAC._clone(xt_of(x)))  # |x| = x
+      if name == "sign":  # 0 or 1 (bool: x itself)
+        return wrap(_ir.convert(xt_of(ne(x, 0)), code_of(x.dtype)))
+    return _XLAC._unary(kind, x, _CODES[x.dtype], False)
+
+  rule.__name__ = name
+  return rule
+
+
+_UNARY = (
+    (_unary_float("exponential"), aten.exp.default, aten.exp_.default),
+    (_unary_float("exponential_minus_one"), aten.expm1.default,
+     aten.expm1_.default),
+    (_unary_float("log"), aten.log.default, aten.log_.default),
+    (_unary_float("log_plus_one"), aten.log1p.default, aten.log1p_.default),
+    (_unary_float("sqrt"), aten.sqrt.default, aten.sqrt_.default),
+    (_unary_float("rsqrt"), aten.rsqrt.default, aten.rsqrt_.default),
+    (_unary_float("sine"), aten.sin.default, aten.sin_.default),
+    (_unary_float("cosine"), aten.cos.default, aten.cos_.default),
+    (_unary_float("tan"), aten.tan.default, aten.tan_.default),
+    (_unary_float("tanh"), aten.tanh.default, aten.tanh_.default),
+    (_unary_float("logistic"), aten.sigmoid.default, aten.sigmoid_.default),
+    (_unary_float("erf"), aten.erf.default, aten.erf_.default),
+    (_unary_opmath("acos"), aten.acos.default, aten.acos_.default),
+    (_unary_opmath("acosh"), aten.acosh.default, aten.acosh_.default),
+    (_unary_opmath("asin"), aten.asin.default, aten.asin_.default),
+    (_unary_opmath("asinh"), aten.asinh.default, aten.asinh_.default),
+    (_unary_opmath("atanh"), aten.atanh.default, aten.atanh_.default),
+    (_unary_opmath("cosh"), aten.cosh.default, aten.cosh_.default),
+    (_unary_opmath("sinh"), aten.sinh.default, aten.sinh_.default),
+    (_unary_same("negate"), aten.neg.default, aten.neg_.default),
+    (_unary_same("abs"), aten.abs.default, aten.abs_.default),
+    (_unary_same("sign"), aten.sign.default, aten.sign_.default),
+)
+for _rule, _functional_overload, _inplace_overload in _UNARY:
+  op(_functional_overload)(_rule)
+  op(_inplace_overload)(inplace_rule(_rule))
+
+
+def atan(x):
+  """atan(x) = atan2(2x, 2): StableHLO has no atan. Not atan2(x, 1): XLA's
+  CPU compiler miscomputes that form for 64 or more elements (measured);
+  doubling is exact, and where 2x overflows atan(x) is pi/2 anyway."""
+  code = code_of(_float_type(x.dtype))
+  v = _ir.convert(xt_of(x), code)
+  two = literal(2, code, v.dims, x.device.index)
+  return wrap(_ir.binary("atan2", _ir.binary("multiply", v, two), two))
+
+
+op(aten.atan.default)(atan)
+op(aten.atan_.default)(inplace_rule(atan))
+
+
+def _scaled_log(scale, name):
+  """log2, log10: the natural log times a constant (1/ln 2, 1/ln 10),
+  computed in f32 for the half types (one rounding at the end, as eager)."""
+
+  def rule(x):
+    code = code_of(_float_type(x.dtype))
+    acc = acc_code(code)
+    v = _ir.unary("log", _ir.convert(xt_of(x), acc))
+    v = _ir.binary("multiply", v, literal(scale, acc, v.dims, x.device.index))
+    return wrap(_ir.convert(v, code))
+
+  rule.__name__ = name
+  return rule
+
+
+for _rule, _functional_overload, _inplace_overload in (
+    (_scaled_log(1 / math.log(2), "log2"), aten.log2.default,
+     aten.log2_.default),
+    (_scaled_log(1 / math.log(10), "log10"), aten.log10.default,
+     aten.log10_.default),
+):
+  op(_functional_overload)(_rule)
+  op(_inplace_overload)(inplace_rule(_rule))
+
+
+def _integer_identity_or(name):
+
+  def rule(x):
+    if not x.dtype.is_floating_point:
+      return wrap(_XLAC._clone(xt_of(x)))
+    return wrap(_ir.unary(name, xt_of(x)))
+
+  rule.__name__ = name
+  return rule
+
+
+floor = op(aten.floor.default)(_integer_identity_or("floor"))
+ceil = op(aten.ceil.default)(_integer_identity_or("ceil"))
+round_ = op(aten.round.default)(_integer_identity_or("round_nearest_even"))
+
+
+@op(aten.round.decimals)
+def round_decimals(x, decimals=0):
+  """Eager's kernel: nearbyint(x * 10^d) / 10^d (d < 0: nearbyint(x /
+  10^-d) * 10^-d), in f32 for the half types."""
+  if not x.dtype.is_floating_point:
+    raise NotImplementedError(
+        f"\"round_cpu\" not implemented for "
+        f"'{_dtypes.scalar_type_name(x.dtype)}'")
+  if decimals == 0:
+    return round_(x)
+  code = code_of(x.dtype)
+  acc = acc_code(code)
+  v = _ir.convert(xt_of(x), acc)
+  scale = literal(10.0**abs(decimals), acc, v.dims, x.device.index)
+  inner, outer = ("multiply", "divide") if decimals > 0 else ("divide",
+                                                              "multiply")
+  v = _ir.binary(outer, _ir.unary("round_nearest_even",
+                                  _ir.binary(inner, v, scale)), scale)
+  return wrap(_ir.convert(v, code))
+
+
+op(aten.round_.decimals)(inplace_rule(round_decimals))
+
+
+@op(aten.trunc.default)
+def trunc(x):
+  if not x.dtype.is_floating_point:
+    return wrap(_XLAC._clone(xt_of(x)))
+  return wrap(_trunc(xt_of(x)))
+
+
+@op(aten.reciprocal.default)
+def reciprocal(x):
+  return div(1.0, x)
+
+
+@op(aten.logical_not.default)
+def logical_not(x):
+  return wrap(_ir.unary("not", _ir.convert(xt_of(ne(x, 0)), _ir.PRED)))
+
+
+@op(aten.bitwise_not.default)
+def bitwise_not(x):
+  return wrap(_ir.unary("not", xt_of(x)))
+
+
+@op(aten.isnan.default)
+def isnan(x):
+  v = xt_of(x)
+  return wrap(_ir.compare(v, v, "NE"))
+
+
+@op(aten.isinf.default)
+def isinf(x):
+  if not x.dtype.is_floating_point:
+    return wrap(literal(False, _ir.PRED, x.shape, x.device.index))
+  v = xt_of(x)
+  inf = literal(math.inf, code_of(x.dtype), x.shape, x.device.index)
+  return wrap(_ir.compare(_ir.unary("abs", v), inf, "EQ"))
+
+
+@op(aten.relu.default)
+def relu(x):
+  v = xt_of(x)
+  return wrap(_ir.binary("maximum", v, literal(0, code_of(x.dtype), x.shape,
+                                                x.device.index)))
+
+
+op(aten.relu_.default)(inplace_rule(relu))
+
+
+@op(aten.threshold.default)
+def threshold(x, threshold, value):
+  return where(le(x, threshold), value, x)
+
+
+@op(aten.threshold_backward.default)
+def threshold_backward(grad, x, threshold):
+  """ReLU's backward: the gradient where x > threshold, else 0."""
+  return where(le(x, threshold), 0, grad)
+
+
+@op(aten.silu.default)
+def silu(x):
+  v = xt_of(x)
+  return wrap(_ir.binary("multiply", v, _ir.unary("logistic", v)))
+
+
+op(aten.silu_.default)(inplace_rule(silu))
+
+
+@op(aten.gelu.default)
+def gelu(x, approximate="none"):
+  v = xt_of(x)
+  code, shape, device = code_of(x.dtype), x.shape, x.device.index
+  half = literal(0.5, code, shape, device)
+  one = literal(1.0, code, shape, device)
+  if approximate == "tanh":
+    # 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    cube = _ir.binary("multiply", v, _ir.binary("multiply", v, v))
+    inner = _ir.binary(
+        "add", v,
+        _ir.binary("multiply", literal(0.044715, code, shape, device), cube))
+    inner = _ir.binary("multiply",
+                       literal(math.sqrt(2 / math.pi), code, shape, device),
+                       inner)
+    t = _ir.unary("tanh", inner)
+  else:
+    t = _ir.unary(
+        "erf",
+        _ir.binary("multiply", v,
+                   literal(1 / math.sqrt(2), code, shape, device)))
+  return wrap(
+      _ir.binary("multiply", _ir.binary("multiply", half, v),
+                 _ir.binary("add", one, t)))
+
