@@ -225,3 +225,30 @@ def test_integer_division_by_zero(name, dtype):
 ])
 def test_index_copy_and_fill_like_eager(name, fn):
   check_like_eager(fn)
+
+
+_X23 = lambda d: torch.arange(6.0, device=d).view(2, 3)  # noqa: E731
+
+
+@pytest.mark.parametrize("name,fn", [
+    ("gather", lambda d: torch.gather(_X23(d), 1, torch.tensor(
+        [[0, 5], [1, 2]], device=d))),
+    ("gather negative", lambda d: torch.gather(_X23(d), 1, torch.tensor(
+        [[0, -1], [1, 2]], device=d))),
+    ("scatter", lambda d: torch.zeros(2, 3, device=d).scatter(
+        1, torch.tensor([[0, 7]], device=d), 1.0)),
+    ("scatter_add", lambda d: torch.zeros(2, 3, device=d).scatter_add(
+        1, torch.tensor([[0, 7]], device=d), torch.ones(1, 2, device=d))),
+    ("scatter_reduce", lambda d: torch.zeros(3, device=d).scatter_reduce(
+        0, torch.tensor([4], device=d), torch.ones(1, device=d), "sum")),
+    ("take", lambda d: torch.take(_X23(d), torch.tensor([9], device=d))),
+    ("take negative", lambda d: torch.take(_X23(d), torch.tensor(
+        [-7], device=d))),
+    ("put_", lambda d: torch.zeros(6, device=d).put_(
+        torch.tensor([9], device=d), torch.ones(1, device=d))),
+    ("take in range", lambda d: torch.take(_X23(d), torch.tensor(
+        [-6, 5], device=d))),
+])
+def test_gather_scatter_take_put_indices_like_eager(name, fn):
+  # Host-known indices: eager's error class and text at once.
+  check_like_eager(fn, match="out of")

@@ -41,6 +41,20 @@ CASES = {
     "index": (lambda w, i: w[i], "index: an index is out of bounds for "
               "dimension 0 with size 10"),
     "index_select": (lambda w, i: w.index_select(0, i), "index_select"),
+    "gather": (lambda w, i: torch.gather(w, 0, i.view(-1, 1).expand(-1, 4)),
+               "gather: an index is out of bounds for dimension 0 with "
+               "size 10"),
+    "scatter_add": (lambda w, i: w.scatter_add(
+        0, i.view(-1, 1).expand(-1, 4), torch.ones(i.shape[0], 4,
+                                                   device=w.device)),
+                    "scatter_add"),
+    "index_add": (lambda w, i: w.index_add(0, i, torch.ones(
+        i.shape[0], 4, device=w.device)), "index_add_"),
+    "index_reduce": (lambda w, i: w.index_reduce(0, i, torch.ones(
+        i.shape[0], 4, device=w.device), "amax"), "index_reduce"),
+    "take": (lambda w, i: torch.take(w[:, 0], i),
+             r"take\(\): out of range: tried to access index i on a tensor "
+             r"of 10 elements"),
 }
 
 
@@ -69,7 +83,7 @@ def test_out_of_range_raises_at_the_next_sync_naming_the_op(name):
   ok = fn(w, _device_indices([1, 2]))
   torch_xla.sync()
   torch_xla.sync()
-  assert ok.shape[0] == 2
+  assert ok.shape == fn(w.cpu(), torch.tensor([1, 2])).shape
 
 
 def test_out_of_range_raises_at_a_read():

@@ -53,10 +53,16 @@ def _dim_of(x, dim):
   return canonical_dim(dim, x.dim())
 
 
+def _bounds(x, d):
+  """gather/scatter's index check along dim d: [0, size), eager's text."""
+  return (x.shape[d] if x.dim() else 1, d, False, None)
+
+
 def _gather_value(x, d, index):
   rank = max(x.dim(), 1)
   v = _ir.reshape(xt_of(x), list(x.shape) or [1])
-  iv = index_value(index, x.device.index)
+  iv = index_value(index, x.device.index, _bounds(x, d), op="gather",
+                   error=RuntimeError)
   ishape = list(index.shape)
   iv = _ir.reshape(iv, ishape or [1])
   out = _ir.gather(v, _element_indices(iv, d, rank), offset_dims=[],
@@ -98,7 +104,8 @@ def _scatter_value(x, dim, index, src, kind, what):
       u = _ir.slice_(u, [0] * rank, ishape)
   else:
     u = _ir.broadcast_to(scalar(src, code, x.device.index), ishape)
-  iv = _ir.reshape(index_value(index, x.device.index), ishape)
+  iv = _ir.reshape(index_value(index, x.device.index, _bounds(x, d),
+                               op=what, error=RuntimeError), ishape)
   v = _ir.reshape(xt_of(x), list(x.shape) or [1])
   indices = _element_indices(iv, d, rank)
 
@@ -206,8 +213,12 @@ def _flat_index(x, index, what):
   if index.dtype != torch.int64:
     raise RuntimeError(f"{what}: Expected a long tensor for index, but got "
                        f"{_dtypes.scalar_type_name(index.dtype)}")
-  v = _ir.reshape(index_value(index, x.device.index), [index.numel()])
-  return wrap_negative(v, x.numel())
+  n = x.numel()
+  bounds = (n, 0, True, lambda i: f"out of range: tried to access index {i} "
+            f"on a tensor of {n} elements.")
+  v = _ir.reshape(index_value(index, x.device.index, bounds if n else None,
+                              op=what), [index.numel()])
+  return wrap_negative(v, n)
 
 
 @op(aten.take.default)

@@ -1,10 +1,9 @@
 """Indexing along one dim: index_select, index_copy, index_add, index_fill
 and index_reduce, on the IR gather/scatter ops.
 
-index_select, index_copy and index_fill check index values known on the
-host, as eager does (IndexError); index_add and index_reduce, and indices computed on the device, are not
-checked: XLA gather clamps a start index into range, XLA scatter skips an
-out-of-range update (see advanced_indexing.py)."""
+Every one checks its index values as eager does (IndexError): values
+known on the host at once, values computed on the device at a later sync
+or read (index_util.index_value, docs/device_checks.md)."""
 
 import math
 
@@ -110,7 +109,8 @@ def _index_add_value(x, dim, index, source, alpha):
   if x.dim() == 0:
     return _ir.reshape(
         _index_add_value(_vector(x), dim, index, _vector(source), alpha), [])
-  d, n, idx = _dim_index(x, dim, index, "index_add_()")
+  d, n, idx = _dim_index(x, dim, index, "index_add_()",
+                         "index out of range in self")
   if source.dtype != x.dtype:
     raise RuntimeError(
         f"index_add_(): self ({_dtypes.scalar_type_name(x.dtype)}) and "
@@ -244,7 +244,9 @@ def _index_reduce_value(x, dim, index, source, reduce, include_self):
   base = _ir.convert(_ir.reshape(xt_of(x), shape), code)
   n = index.numel()
   size = shape[d]
-  idx = _ir.reshape(index_value(index, device), [n])
+  idx = _ir.reshape(
+      index_value(index, device, (size, d, False, "index out of range in "
+                                  "self"), op="index_reduce"), [n])
   hit = _ir.compare(_ir.iota(_ir.S64, [size, n], 0, device),
                     _ir.broadcast_in_dim(idx, [size, n], [1]), "EQ")
   # Source rows along a new dim d + 1, next to the self row they reduce to.

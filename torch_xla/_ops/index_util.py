@@ -13,7 +13,7 @@ from torch_xla._ops._common import check_same_device, code_of, literal, scalar
 from torch_xla._tensor import XlaTensor, xt_of
 
 
-def index_value(t, device, bounds=None, op=None):
+def index_value(t, device, bounds=None, op=None, error=IndexError):
   """An index tensor as an s64 handle (cpu index tensors are allowed, as in
   eager on accelerators).
 
@@ -24,21 +24,23 @@ def index_value(t, device, bounds=None, op=None):
   raises at a later sync or read, as eager CUDA's asserts do
   (torch_xla/_device_checks.py). message: eager's text, or None for "index
   i is out of bounds for dimension d with size n", or a Prefix of that
-  text. op: the op's name, for the device-side check's message.
+  text. op: the op's name, for the device-side check's message. error:
+  the exception class eager raises for host-known values (gather and
+  scatter raise RuntimeError).
   """
   if isinstance(t, XlaTensor):
     v = xt_of(t)
     if bounds is not None and t.numel():
       known = host_range(t)
       if known is not None:
-        check_bounds(known[0], known[1], None, *bounds)
+        check_bounds(known[0], known[1], None, *bounds, error=error)
       else:
         _check_on_device(v, *bounds, op=op)
   elif isinstance(t, torch.Tensor):
     if t.device.type != "cpu":
       raise RuntimeError(f"indices on {t.device} cannot index an xla tensor")
     if bounds is not None and t.numel():
-      check_bounds(int(t.min()), int(t.max()), t, *bounds)
+      check_bounds(int(t.min()), int(t.max()), t, *bounds, error=error)
     from torch_xla._ops import copy_ops
     v = xt_of(copy_ops.from_host(t, device))
   else:
@@ -97,33 +99,41 @@ def _check_on_device(v, size, dim, negative_ok, message, op=None):
   bad = _ir.reduce(outside, range(len(v.dims)), "or")
   if isinstance(message, str) and not isinstance(message, Prefix):
     text = message
+  elif callable(message):
+    text = message("i")
   else:
     text = (f"{message or ''}an index is out of bounds for dimension {dim} "
             f"with size {size}")
-  _device_checks.add(bad, f"{op or 'indexing'}: {text}")
+  op = op or "indexing"
+  # A Prefix naming the op already ("index_copy_(): ...") is not repeated.
+  _device_checks.add(bad, text if text.startswith(op) else f"{op}: {text}")
 
 
 class Prefix(str):
   """A message that prefixes eager's "index i is out of bounds..." text."""
 
 
-def check_bounds(lo, hi, values, size, dim, negative_ok, message):
-  """IndexError unless every index in [lo, hi] is valid for a dim of
-  `size` ([-size, size) when negative_ok, else [0, size)); values: the cpu
-  index tensor, to name the first bad index as eager does."""
+def check_bounds(lo, hi, values, size, dim, negative_ok, message,
+                 error=IndexError):
+  """`error` (IndexError) unless every index in [lo, hi] is valid for a dim
+  of `size` ([-size, size) when negative_ok, else [0, size)); values: the
+  cpu index tensor, to name the first bad index as eager does. A message
+  that is a callable makes the text from the first bad index."""
   low = -size if negative_ok else 0
   if lo >= low and hi < size:
     return
   if isinstance(message, str) and not isinstance(message, Prefix):
-    raise IndexError(message)
+    raise error(message)
   if values is not None:
     flat = values.reshape(-1)
     bad = int(flat[((flat < low) | (flat >= size)).nonzero()[0, 0]])
   else:
     bad = hi if hi >= size else lo
+  if callable(message):
+    raise error(message(bad))
   prefix = message or ""
-  raise IndexError(f"{prefix}index {bad} is out of bounds for dimension "
-                   f"{dim} with size {size}")
+  raise error(f"{prefix}index {bad} is out of bounds for dimension "
+              f"{dim} with size {size}")
 
 
 def operand(t, device, what):
