@@ -252,3 +252,22 @@ _X23 = lambda d: torch.arange(6.0, device=d).view(2, 3)  # noqa: E731
 def test_gather_scatter_take_put_indices_like_eager(name, fn):
   # Host-known indices: eager's error class and text at once.
   check_like_eager(fn, match="out of")
+
+
+_LOGITS = lambda d: torch.arange(6.0, device=d).view(2, 3) / 7  # noqa: E731
+
+
+@pytest.mark.parametrize("name,fn,match", [
+    ("cross_entropy target", lambda d: torch.nn.functional.cross_entropy(
+        _LOGITS(d), torch.tensor([0, 5], device=d)), "Target 5 is out"),
+    ("nll_loss negative", lambda d: torch.nn.functional.nll_loss(
+        _LOGITS(d), torch.tensor([0, -2], device=d)), "Target -2 is out"),
+    ("ignore_index is fine", lambda d: torch.nn.functional.cross_entropy(
+        _LOGITS(d), torch.tensor([2, -100], device=d)), None),
+    ("softmax of ints", lambda d: torch.softmax(torch.tensor(
+        [1, 2], device=d), 0), "not implemented for 'Long'"),
+    ("where int condition", lambda d: torch.where(torch.tensor(
+        [1, 0], device=d), 1.0, 2.0), "boolean tensor"),
+])
+def test_loss_targets_softmax_and_where_like_eager(name, fn, match):
+  check_like_eager(fn, match=match)

@@ -117,6 +117,21 @@ def test_first_failed_check_of_a_step_is_named():
     xm.wait_device_ops()
 
 
+def test_loss_targets_computed_on_the_device_are_checked():
+  logits = torch.randn(3, 4, device=DEV)
+  ok = torch.nn.functional.cross_entropy(logits, _device_indices([0, 3, 1]))
+  ignored = torch.nn.functional.cross_entropy(
+      logits, _device_indices([2, -100, 1]))
+  torch_xla.sync()
+  xm.wait_device_ops()  # in range, or ignore_index: nothing raises
+  torch.testing.assert_close(ok.cpu(), torch.nn.functional.cross_entropy(
+      logits.cpu(), torch.tensor([0, 3, 1])))
+  assert ignored.isfinite().cpu()
+  bad = torch.nn.functional.cross_entropy(logits, _device_indices([0, 4, 1]))
+  with pytest.raises(IndexError, match="nll_loss: a target is out of bounds"):
+    bad.item()
+
+
 def test_host_known_indices_raise_at_once():
   w = torch.randn(10, 4, device=DEV)
   with pytest.raises(IndexError, match="index out of range in self"):

@@ -351,6 +351,10 @@ def _where_number(v, dtype, device):
     aten.where.Scalar, torch.ops.prims.where.default)
 def where(condition, a, b):
   check_same_device("where", condition, a, b)
+  if condition.dtype not in (torch.bool, torch.uint8):  # uint8: deprecated
+    raise RuntimeError(
+        f"where expected condition to be a boolean tensor, but got a tensor "
+        f"with dtype {_dtypes.scalar_type_name(condition.dtype)}")
   dtype = result_type(a, b)
   device = device_of(condition, a, b)
   cond = xt_of(condition) if isinstance(condition, XlaTensor) else \

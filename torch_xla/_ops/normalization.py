@@ -14,7 +14,7 @@ import math
 
 import torch
 
-from torch_xla import _XLAC, _ir
+from torch_xla import _XLAC, _dtypes, _ir
 from torch_xla._ops._common import (canonical_dim, code_of, literal,
                                     literal_like, scalar)
 from torch_xla._ops.reductions import acc_code, keep_dims
@@ -58,7 +58,13 @@ def _softmax_dims(x, dim):
   return [d] if x.dim() else []
 
 
-def _softmax_code(x, half_to_float):
+def _softmax_code(x, half_to_float, kernel="softmax"):
+  """The result's element type; integer inputs raise eager's error (its
+  kernels take floats only)."""
+  if not (x.dtype.is_floating_point or x.dtype.is_complex):
+    raise NotImplementedError(
+        f'"{kernel}_lastdim_kernel_impl" not implemented for '
+        f"'{_dtypes.scalar_type_name(x.dtype)}'")
   return _ir.F32 if half_to_float else code_of(x.dtype)
 
 
@@ -72,7 +78,8 @@ def softmax(x, dim, half_to_float=False):
 @op(aten._log_softmax.default)
 def log_softmax(x, dim, half_to_float=False):
   return _XLAC._softmax(x, _softmax_dims(x, dim),
-                        _softmax_code(x, half_to_float), log=True)
+                        _softmax_code(x, half_to_float, "log_softmax"),
+                        log=True)
 
 
 @op(aten._safe_softmax.default)
