@@ -59,19 +59,8 @@ def extract_compiled_graph(graph_module: torch.fx.GraphModule, example_args):
   Returns:
     A function of the graph's flat arguments returning its results.
   """
-  from torch_xla.experimental.assume_pure import assume_pure
   del example_args
-  _skip_our_frames()
-  _lift_constants(graph_module)
-  staged = assume_pure(graph_module)
-
-  # Dynamo must not trace our op rules when the graph is traced on
-  # placeholders (the first call of each signature).
-  @torch._dynamo.disable
-  def run(*args):
-    return staged(*args)
-
-  return run
+  return _staged_runner(graph_module, writes_inputs=False)
 
 
 def openxla(graph_module: torch.fx.GraphModule, example_inputs):
@@ -86,14 +75,23 @@ def openxla(graph_module: torch.fx.GraphModule, example_inputs):
   Returns:
     A function of the graph's flat inputs returning its results.
   """
+  del example_inputs
+  return _staged_runner(graph_module, writes_inputs=True)
+
+
+def _staged_runner(graph_module, writes_inputs):
+  """A function running `graph_module` as one staged call per invocation
+  (assume_pure's staging; with `writes_inputs`, its in-place writes to its
+  inputs are replayed)."""
   from torch_xla.experimental._pure_target import _target_of
   from torch_xla.experimental.assume_pure import _apply
-  del example_inputs
   _skip_our_frames()
   _lift_constants(graph_module)
   target = _target_of(graph_module)
-  target.writes_inputs = True
+  target.writes_inputs = writes_inputs
 
+  # Dynamo must not trace our op rules when the graph is traced on
+  # placeholders (the first call of each signature).
   @torch._dynamo.disable
   def run(*args):
     return _apply(target, args, {}, None)

@@ -7,16 +7,11 @@
 #include "torch_xla/csrc/ir/builder.h"
 #include "torch_xla/csrc/ir/status_macros.h"
 #include "torch_xla/csrc/ir/value_builders.h"
+#include "torch_xla/csrc/ops/apply.h"
 #include "torch_xla/csrc/ops/opmath.h"
 
 namespace torch_xla::ops {
 namespace {
-
-absl::StatusOr<Value> Apply(OpKind kind, Value a, Value b) {
-  TXLA_ASSIGN_OR_RETURN(NodePtr node,
-                        MakeBinary(kind, std::move(a), std::move(b)));
-  return Value(std::move(node));
-}
 
 // x converted to `acc`, then broadcast to `dims`.
 absl::StatusOr<Value> Operand(Value x, DType acc,

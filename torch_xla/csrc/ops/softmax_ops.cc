@@ -5,22 +5,12 @@
 #include "torch_xla/csrc/ir/builder.h"
 #include "torch_xla/csrc/ir/status_macros.h"
 #include "torch_xla/csrc/ir/value_builders.h"
+#include "torch_xla/csrc/ops/apply.h"
 #include "torch_xla/csrc/ops/opmath.h"
 #include "torch_xla/csrc/ops/reduction_ops.h"
 
 namespace torch_xla::ops {
 namespace {
-
-absl::StatusOr<Value> Apply(OpKind kind, Value a, Value b) {
-  TXLA_ASSIGN_OR_RETURN(NodePtr node,
-                        MakeBinary(kind, std::move(a), std::move(b)));
-  return Value(std::move(node));
-}
-
-absl::StatusOr<Value> Apply(OpKind kind, Value x) {
-  TXLA_ASSIGN_OR_RETURN(NodePtr node, MakeUnary(kind, std::move(x)));
-  return Value(std::move(node));
-}
 
 // a kind b, with b broadcast to a's shape.
 absl::StatusOr<Value> ApplyBroadcast(OpKind kind, Value a, Value b) {
