@@ -271,3 +271,10 @@ _LOGITS = lambda d: torch.arange(6.0, device=d).view(2, 3) / 7  # noqa: E731
 ])
 def test_loss_targets_softmax_and_where_like_eager(name, fn, match):
   check_like_eager(fn, match=match)
+
+
+def test_cpu_loss_targets_name_the_devices():
+  # Eager on an accelerator refuses cpu targets; they never reach the IR.
+  with pytest.raises(RuntimeError, match="same device.*xla:0 and cpu"):
+    torch.nn.functional.cross_entropy(
+        _LOGITS(torch_xla.device()), torch.tensor([-100, 1]))

@@ -35,7 +35,7 @@ def index_value(t, device, bounds=None, op=None, error=IndexError):
       if known is not None:
         check_bounds(known[0], known[1], None, *bounds, error=error)
       else:
-        _check_on_device(v, *bounds, op=op)
+        check_on_device(v, *bounds, op=op)
   elif isinstance(t, torch.Tensor):
     if t.device.type != "cpu":
       raise RuntimeError(f"indices on {t.device} cannot index an xla tensor")
@@ -83,9 +83,11 @@ def host_range(t):
   return known[1], known[2]
 
 
-def _check_on_device(v, size, dim, negative_ok, message, op=None):
+def check_on_device(v, size, dim, negative_ok, message, op=None,
+                    exempt=None):
   """Adds the device-side check that every index in handle `v` is in
-  range (see index_value)."""
+  range (see index_value); values equal to `exempt` (nll_loss's
+  ignore_index) pass too."""
   from torch_xla import _device_checks
   if v.reads_placeholder:
     # Traced on placeholders (a scan body, assume_pure): the trace never
@@ -96,6 +98,10 @@ def _check_on_device(v, size, dim, negative_ok, message, op=None):
   outside = _ir.binary(
       "or", _ir.compare(v, literal(low, _ir.S64, v.dims, v.device), "LT"),
       _ir.compare(v, literal(size, _ir.S64, v.dims, v.device), "GE"))
+  if exempt is not None:
+    outside = _ir.binary(
+        "and", outside,
+        _ir.compare(v, literal(exempt, _ir.S64, v.dims, v.device), "NE"))
   bad = _ir.reduce(outside, range(len(v.dims)), "or")
   if isinstance(message, str) and not isinstance(message, Prefix):
     text = message

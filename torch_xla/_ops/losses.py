@@ -18,11 +18,10 @@ import math
 
 import torch
 
-from torch_xla import _device_checks, _dtypes, _ir
+from torch_xla import _dtypes, _ir
 from torch_xla._ops import index_util
-from torch_xla._ops._common import (broadcast_shapes, code_of, literal,
-                                    literal_like,
-                                    scalar)
+from torch_xla._ops._common import (broadcast_shapes, check_same_device,
+                                    code_of, literal, literal_like, scalar)
 from torch_xla._ops.reductions import acc_code
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import XlaTensor, wrap, xt_of
@@ -127,13 +126,14 @@ def _check_targets(x, target, ignore_index):
   """Eager's IndexError for a target outside [0, classes) that is not
   ignore_index: at once when the host knows the targets' range, else by a
   device-side check read at a later sync or read (docs/device_checks.md)."""
+  check_same_device("nll_loss", target)
   if not target.numel():
     return
   classes = x.shape[0 if x.dim() == 1 else 1]
-  if not isinstance(target, XlaTensor):
-    known = (int(target.min()), int(target.max()))
-  else:
+  if isinstance(target, XlaTensor):
     known = index_util.host_range(target)
+  else:  # a cpu 0-dim target (check_same_device allows it)
+    known = (int(target), int(target))
   if known is not None:
     lo, hi = known
     for bad in (lo, hi):
@@ -141,16 +141,9 @@ def _check_targets(x, target, ignore_index):
         raise IndexError(f"Target {bad} is out of bounds.")
     if lo >= 0 or lo == hi:
       return  # every value is in range or ignore_index
-  t = _ir.convert(xt_of(target), S64)
-  if t.reads_placeholder:
-    return  # traced: never runs by itself (index_util._check_on_device)
-  outside = _ir.binary(
-      "or", _ir.compare(t, literal(0, S64, t.dims, t.device), "LT"),
-      _ir.compare(t, literal(classes, S64, t.dims, t.device), "GE"))
-  bad = _ir.binary("and", outside,
-                   _ir.compare(t, _scalar_like(ignore_index, t), "NE"))
-  _device_checks.add(_ir.reduce(bad, range(len(t.dims)), "or"),
-                     "nll_loss: a target is out of bounds.")
+  index_util.check_on_device(xt_of(target), classes, None, False,
+                             "a target is out of bounds.", op="nll_loss",
+                             exempt=ignore_index)
 
 
 def _nll_forward(x, target, weight, reduction, ignore_index):
