@@ -19,8 +19,10 @@ so that the host never waits for the step it has just launched:
   before the value itself;
 - `xm.wait_device_ops()` reads them all, this step's included.
 
-A failed check raises IndexError naming the op and what eager says; the
-checks of that step are then forgotten.
+A failed check raises the class eager raises (IndexError for an index,
+RuntimeError for a value check such as multinomial's probabilities),
+naming the op and what eager says; the checks of that step are then
+forgotten.
 """
 
 import threading
@@ -33,9 +35,10 @@ pending = {}  # device -> [code handle, [messages]]
 launched = []  # [(code handle, [messages])], oldest first
 
 
-def add(bad, message: str) -> None:
+def add(bad, message: str, error=IndexError) -> None:
   """Records a check on device `bad.device`: `bad` (pred scalar handle)
-  is true when it failed; `message` says what, naming the op."""
+  is true when it failed; `message` says what, naming the op; `error` is
+  the exception class it raises."""
   device = bad.device
   with _lock:
     entry = pending.get(device)
@@ -43,7 +46,7 @@ def add(bad, message: str) -> None:
       code = _ir.constant(0, _ir.S32, (), device)
       entry = pending[device] = [code, []]
     code, messages = entry
-    messages.append(message)
+    messages.append((message, error))
     first = _ir.binary(
         "and", bad,
         _ir.compare(code, _ir.constant(0, _ir.S32, (), device), "EQ"))
@@ -94,5 +97,7 @@ def _raise_first(entries) -> None:
     if n and failure is None:
       failure = messages[n - 1]
   if failure is not None:
-    raise IndexError(f"{failure} (a device-side index check of an earlier "
-                     f"op; the values computed with it are not valid)")
+    message, error = failure
+    kind = "index check" if error is IndexError else "check"
+    raise error(f"{message} (a device-side {kind} of an earlier op; the "
+                f"values computed with it are not valid)")
