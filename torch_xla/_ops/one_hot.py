@@ -1,0 +1,98 @@
+"""F.one_hot on 'xla' tensors, with eager's checks of the class values.
+
+Why a kernel above the Python key. aten::one_hot is
+CompositeImplicitAutograd: PyTorch decomposes it at the Autograd key,
+before __torch_dispatch__ sees it, and for an XLA device its decomposition
+is `eq(self.unsqueeze(-1), arange(num_classes))` without any check (eager
+CPU checks the values on the host; eager CUDA relies on scatter's
+device-side assert). A value outside [0, num_classes) would silently give
+a row of zeros. So this module registers an AutogradXLA kernel for
+aten::one_hot (the result is an integer tensor: nothing to differentiate),
+and the same function as its rule for __torch_dispatch__ (reached under
+inference_mode, which skips the Autograd keys). It checks as eager CPU
+does:
+
+- the values known on the host (a small integer tensor just uploaded,
+  see index_util.host_range): at once, eager's class and text;
+- num_classes=-1 (inferred): the shape depends on the values, so eager
+  reads max() (and min()) from the device; so do we, one read of both;
+- values computed on the device: a device-side check per bound
+  (torch_xla/_device_checks.py), raising eager's RuntimeError at the next
+  sync or read.
+
+The value itself is the comparison with an iota: one fused elementwise op,
+no scatter.
+"""
+
+import torch
+
+from torch_xla import _ir
+from torch_xla._ops import index_util
+from torch_xla._ops._common import literal
+from torch_xla._ops.registry import aten, op
+from torch_xla._tensor import wrap, xt_of
+
+_NEGATIVE = "Class values must be non-negative."
+_TOO_LARGE = "Class values must be smaller than num_classes."
+
+
+def one_hot(self, num_classes=-1):
+  """aten::one_hot for an 'xla' `self` (int64 class values): a tensor of
+  shape self.shape + [num_classes], 1 where the last index equals the
+  value. Raises RuntimeError as eager CPU does for other dtypes and for
+  values outside [0, num_classes)."""
+  if self.dtype != torch.int64:
+    raise RuntimeError(
+        "one_hot is only applicable to index tensor of type LongTensor.")
+  shape = list(self.shape)
+  if self.numel() == 0:
+    if num_classes <= 0:
+      raise RuntimeError(
+          "Can not infer total number of classes from empty tensor.")
+    return torch.zeros(shape + [num_classes], dtype=torch.int64,
+                       device=self.device)
+  known = index_util.host_range(self)
+  if known is None and num_classes == -1:
+    lo, hi = torch.aminmax(self.detach())
+    known = (int(lo), int(hi))  # one read: the shape needs the maximum
+  if known is not None:
+    lo, hi = known
+    if lo < 0:
+      raise RuntimeError(_NEGATIVE)
+    if num_classes == -1:
+      num_classes = hi + 1
+    elif num_classes <= hi:
+      raise RuntimeError(_TOO_LARGE)
+  elif num_classes < 1:
+    raise RuntimeError(_TOO_LARGE)  # no class value can be valid
+  v = xt_of(self)
+  if known is None:
+    _check_on_device(v, num_classes)
+  dims = shape + [num_classes]
+  device = v.device
+  spread = _ir.broadcast_in_dim(v, dims, list(range(len(shape))))
+  classes = _ir.iota(_ir.S64, dims, len(shape), device)
+  return wrap(_ir.convert(_ir.compare(spread, classes, "EQ"), _ir.S64))
+
+
+def _check_on_device(v, num_classes):
+  """Device-side checks (eager's text and class) that every value of the
+  s64 handle `v` is in [0, num_classes)."""
+  from torch_xla import _device_checks
+  if v.reads_placeholder:
+    return  # a traced body never runs by itself (see index_util)
+  dims = list(v.dims)
+  everywhere = list(range(len(dims)))
+  for bad, message in (
+      (_ir.compare(v, literal(0, _ir.S64, dims, v.device), "LT"), _NEGATIVE),
+      (_ir.compare(v, literal(num_classes, _ir.S64, dims, v.device), "GE"),
+       _TOO_LARGE)):
+    _device_checks.add(_ir.reduce(bad, everywhere, "or"),
+                       f"one_hot: {message}", error=RuntimeError)
+
+
+_library = torch.library.Library("aten", "IMPL")
+_library.impl("one_hot", one_hot, "AutogradXLA")
+# Under inference_mode the Autograd keys are skipped and aten::one_hot
+# reaches __torch_dispatch__ itself: the same function is its rule.
+op(aten.one_hot.default)(one_hot)
