@@ -1,15 +1,27 @@
 """Starting a multi-process job on this host: torch_xla.launch and
 xmp.spawn (torch_xla.distributed.xla_multiprocessing.spawn).
 
-Design. The launcher starts one worker process per device of the host (on
-CPU: CPU_NUM_DEVICES processes, each with one CPU device that it sees as
-xla:0) with Python's multiprocessing (`start_method`, default 'spawn': a
-fresh interpreter; never fork a process whose XLA runtime exists). Each
-worker receives its place through upstream's environment variables (RANK,
-WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, PJRT_LOCAL_PROCESS_RANK,
-PJRT_LOCAL_PROCESS_COUNT, MASTER_ADDR, XLA_COORDINATOR_PORT), joins the job
+Design. The launcher starts worker processes with Python's multiprocessing
+(`start_method`, default 'spawn': a fresh interpreter; never fork a process
+whose XLA runtime exists). Each worker receives its place through
+upstream's environment variables (RANK, WORLD_SIZE, LOCAL_RANK,
+LOCAL_WORLD_SIZE, PJRT_LOCAL_PROCESS_RANK, PJRT_LOCAL_PROCESS_COUNT,
+MASTER_ADDR, XLA_COORDINATOR_PORT), joins the job
 (torch_xla.distributed._world: process 0 serves the key-value store the
-runtimes meet through) and calls `fn(index, *args)`.
+runtimes meet through) and calls `fn(index, *args)` once per replica, index
+being the replica's global ordinal.
+
+Layout (`layout()`): the host's devices (CPU_NUM_DEVICES on CPU) are split
+evenly over PJRT_LOCAL_PROCESS_COUNT processes, upstream's name for the
+number of processes on a host (its launcher keeps a value already set). By
+default there is one process per device, which sees its device as xla:0
+and is itself the replica. With several devices per process (CPU_NUM_DEVICES=4
+PJRT_LOCAL_PROCESS_COUNT=2: 2 processes x 2 devices) each worker runs a
+thread per device, as upstream does on hosts whose processes drive several
+devices (TPU v2/v3: two cores per chip): torch_xla._replica_threads.
+spawn_threads, thread i of a process driving xla:i. The replicas are global
+either way: the same ordinals, world size and collective values as one
+process per device.
 
 Failure model: the launcher waits on every worker at once. The first worker
 that exits with an error ends the launch: the others are terminated
@@ -58,13 +70,52 @@ class WorkerFailedError(RuntimeError):
     super().__init__(message)
 
 
-def default_nprocs() -> int:
-  """Workers per host: one per device (CPU_NUM_DEVICES on CPU)."""
+def _env_count(name, default):
+  value = os.environ.get(name, "")
+  if not value:
+    return default
+  try:
+    count = int(value)
+  except ValueError:
+    count = 0
+  if count < 1:
+    raise ValueError(f"environment variable {name}={value!r} must be a "
+                     f"positive integer")
+  return count
+
+
+def _devices_variable() -> str:
   device = (os.environ.get("PJRT_DEVICE") or "CPU").upper()
-  name = {"CPU": "CPU_NUM_DEVICES", "CUDA": "GPU_NUM_DEVICES",
-          "GPU": "GPU_NUM_DEVICES", "TPU": "TPU_NUM_DEVICES"}.get(device)
-  value = os.environ.get(name, "") if name else ""
-  return int(value) if value else 1
+  return {"CPU": "CPU_NUM_DEVICES", "CUDA": "GPU_NUM_DEVICES",
+          "GPU": "GPU_NUM_DEVICES", "TPU": "TPU_NUM_DEVICES"}.get(device, "")
+
+
+def layout():
+  """(processes, devices per process) of a launch on this host.
+
+  The host's devices (CPU_NUM_DEVICES on CPU, default 1) are split evenly
+  over PJRT_LOCAL_PROCESS_COUNT processes (default: one per device).
+
+  Raises:
+    ValueError: a count is not a positive integer, or the devices do not
+      split evenly over the processes.
+  """
+  name = _devices_variable()
+  devices = _env_count(name, 1) if name else 1
+  processes = _env_count("PJRT_LOCAL_PROCESS_COUNT", devices)
+  if devices % processes:
+    raise ValueError(
+        f"torch_xla.launch: {name}={devices} devices do not split evenly over "
+        f"PJRT_LOCAL_PROCESS_COUNT={processes} processes; set "
+        f"PJRT_LOCAL_PROCESS_COUNT to a divisor of {devices} (or unset it: "
+        f"one process per device)")
+  return processes, devices // processes
+
+
+def default_nprocs() -> int:
+  """Workers per host: PJRT_LOCAL_PROCESS_COUNT, else one per device
+  (CPU_NUM_DEVICES on CPU)."""
+  return layout()[0]
 
 
 def _free_port() -> int:
@@ -98,7 +149,7 @@ def _exit_barrier(index, nprocs):
 
 
 def _worker(index, nprocs, port, fn, args, error_path, parent_pid,
-            device_type):
+            device_type, devices_per_process=1):
   env = {
       "RANK": index, "WORLD_SIZE": nprocs, "LOCAL_RANK": index,
       "LOCAL_WORLD_SIZE": nprocs, "PJRT_LOCAL_PROCESS_RANK": index,
@@ -107,20 +158,33 @@ def _worker(index, nprocs, port, fn, args, error_path, parent_pid,
   }
   os.environ.update({k: str(v) for k, v in env.items()})
   if device_type == "CPU":
-    os.environ["CPU_NUM_DEVICES"] = "1"
+    os.environ["CPU_NUM_DEVICES"] = str(devices_per_process)
   threading.Thread(target=_watch_parent, args=(parent_pid,),
                    daemon=True).start()
   try:
     from torch_xla.distributed import _world
 
     _world.join()
-    fn(index, *args)
+    _run_replicas(fn, args, index)
     _exit_barrier(index, nprocs)
   except BaseException:  # report everything, SystemExit included
     with open(error_path, "w") as f:
       f.write(traceback.format_exc())
     sys.stderr.flush()
     os._exit(1)
+
+
+def _run_replicas(fn, args, process_index):
+  """fn(global ordinal, *args) for every replica of this process: itself
+  when it drives one device, else a replica thread per device."""
+  from torch_xla import _XLAC
+
+  if len(_XLAC._runtime.devices()) > 1:
+    from torch_xla import _replica_threads
+
+    _replica_threads.spawn_threads(fn, args)
+  else:
+    fn(process_index, *args)
 
 
 def _stop(processes):
@@ -136,10 +200,12 @@ def _stop(processes):
       p.join()
 
 
-def run_processes(fn, args, nprocs, start_method="spawn"):
-  """Runs fn(index, *args) in `nprocs` worker processes; see the module
-  docstring. Returns when all finished; raises WorkerFailedError for the
-  first that failed."""
+def run_processes(fn, args, nprocs, start_method="spawn",
+                  devices_per_process=1):
+  """Runs fn(index, *args) in `nprocs` worker processes, each driving
+  `devices_per_process` devices (a replica thread per device when more
+  than one); see the module docstring. Returns when all finished; raises
+  WorkerFailedError for the first that failed."""
   from torch_xla import _XLAC
 
   if _XLAC._distributed.is_initialized():
@@ -156,7 +222,7 @@ def run_processes(fn, args, nprocs, start_method="spawn"):
         context.Process(
             target=_worker,
             args=(i, nprocs, port, fn, args, errors[i], os.getpid(),
-                  device_type),
+                  device_type, devices_per_process),
             name=f"torch_xla-worker-{i}") for i in range(nprocs)
     ]
     try:
@@ -180,14 +246,17 @@ def run_processes(fn, args, nprocs, start_method="spawn"):
 
 def spawn(fn, args=(), nprocs=None, join=True, daemon=False,
           start_method="spawn"):
-  """Runs fn(index, *args) once per device, each in its own process.
+  """Runs fn(index, *args) once per device of this host: a process per
+  device, or a process per PJRT_LOCAL_PROCESS_COUNT with a replica thread
+  per device (see layout()).
 
   Args:
-    fn: called as fn(index, *args) with the process's global ordinal. With
+    fn: called as fn(index, *args) with the replica's global ordinal. With
       start_method 'spawn' it must be picklable (a module-level function).
     args: the further arguments.
-    nprocs: None (one per device: CPU_NUM_DEVICES on CPU) or a number; 1
-      runs fn in this process.
+    nprocs: None (layout(): one process per device by default) or a number
+      of processes, over which the host's devices are split when they split
+      evenly (else one device each); 1 runs fn in this process.
     join, daemon: accepted for upstream compatibility; the launch always
       waits for its workers.
     start_method: the multiprocessing start method ('spawn', 'forkserver';
@@ -200,22 +269,32 @@ def spawn(fn, args=(), nprocs=None, join=True, daemon=False,
     WorkerFailedError: a worker raised or died; the others were stopped.
   """
   del join, daemon
-  n = default_nprocs() if nprocs is None else int(nprocs)
+  if nprocs is None:
+    n, per_process = layout()
+  else:
+    n = int(nprocs)
+    name = _devices_variable()
+    devices = _env_count(name, 1) if name else 1
+    per_process = devices // n if n >= 1 and devices % n == 0 else 1
   if n < 1:
     raise ValueError(f"spawn: nprocs must be at least 1, got {nprocs}")
   if n == 1:
     from torch_xla.distributed import _world
 
     _world.join()
-    fn(0, *args)
+    if per_process > 1:  # PJRT_LOCAL_PROCESS_COUNT=1: a thread per device
+      _run_replicas(fn, args, 0)
+    else:
+      fn(0, *args)
     return None
-  run_processes(fn, args, n, start_method)
+  run_processes(fn, args, n, start_method, per_process)
   return None
 
 
 def launch(fn, args=(), start_method="spawn", debug_single_process=False):
   """torch_xla.launch: runs fn(index, *args) on every device of this host,
-  one process per device.
+  one process per device, or PJRT_LOCAL_PROCESS_COUNT processes with a
+  replica thread per device (see layout()).
 
   Args:
     fn: called as fn(index, *args), index being the global ordinal.

@@ -1,10 +1,10 @@
 """Replicas as threads of one process (upstream's thread per device:
 torch_xla._internal.pjrt.spawn_threads).
 
-Design. `spawn_threads(fn)` runs fn(index, *args) in one thread per device
-of this process; thread i's default device (torch_xla.device()) is xla:i
-and it is replica i of a world of that many (xr.world_size(),
-xr.global_ordinal()). The collectives a replica traces are IR ops with
+Design. `spawn_threads(fn)` runs fn(ordinal, *args) in one thread per
+device of this process; thread i's default device (torch_xla.device()) is
+xla:i and it is replica i of a world of that many (xr.world_size(),
+xr.global_ordinal() = ordinal, what fn receives, as upstream passes). The collectives a replica traces are IR ops with
 replica groups over the threads' devices; the C++ runtime compiles a
 program holding them replicated over those devices and runs each replica's
 part on its own device (runtime/replication.h).
@@ -23,6 +23,10 @@ across processes on CPU, so they take the host route of
 torch_xla/core/_cpu_hierarchy.py, whose local half is `combine` below: the
 local replicas meet, one of them runs the gloo exchange between processes
 for all of them, and each takes its own result.
+
+Each replica thread has a torch.distributed world of its own (its default
+process group, rank = its global ordinal) and runs its backward itself:
+torch_xla/distributed/_thread_worlds.py.
 
 A thread that raises breaks the barrier, so the others stop at their next
 meeting point instead of waiting forever; spawn_threads re-raises the first
@@ -184,17 +188,19 @@ def _fail(state):
 
 
 def spawn_threads(fn, args=()):
-  """Runs fn(index, *args) in one thread per device of this process, each
-  a replica on its own device (see the module docstring).
+  """Runs fn(ordinal, *args) in one thread per device of this process, each
+  a replica on its own device (see the module docstring); `ordinal` is the
+  replica's global ordinal (xr.global_ordinal(): its local index when the
+  job has one process).
 
   Returns:
-    {index: what fn returned}.
+    {ordinal: what fn returned}.
 
   Raises:
     The first exception a replica thread raised.
   """
   from torch_xla import _XLAC
-  from torch_xla.distributed import _world
+  from torch_xla.distributed import _thread_worlds, _world
 
   import torch_xla.runtime as xr
 
@@ -209,7 +215,8 @@ def spawn_threads(fn, args=()):
   def run(index):
     _local.replicas, _local.index = state, index
     try:
-      results[index] = fn(index, *args)
+      with _thread_worlds.replica_thread():
+        results[state.base + index] = fn(state.base + index, *args)
     except BaseException as e:
       errors[index] = e
       _fail(state)
@@ -218,12 +225,13 @@ def spawn_threads(fn, args=()):
 
   _XLAC._distributed.set_replica_devices(list(range(count)))
   try:
-    threads = [threading.Thread(target=run, args=(i,), name=f"replica-{i}")
-               for i in range(count)]
-    for t in threads:
-      t.start()
-    for t in threads:
-      t.join()
+    with _thread_worlds.replica_threads_running():
+      threads = [threading.Thread(target=run, args=(i,), name=f"replica-{i}")
+                 for i in range(count)]
+      for t in threads:
+        t.start()
+      for t in threads:
+        t.join()
   finally:
     _XLAC._distributed.set_replica_devices([])
   if errors:

@@ -263,8 +263,17 @@ def ddp(index, outdir, steps=3):
   dist.broadcast(b, src=1)
   _check("dist.broadcast", b, inputs[1])
   dist.barrier()
-  if world == 4:
+  if world == 4 and replica_threads.replica() is None:
     sub_groups(me, dev, inputs)
+  elif world == 4:  # replica threads: sub-groups are refused, clearly
+    odd = dist.new_group([1, 3])
+    try:
+      dist.all_reduce(inputs[me].to(dev), group=odd)
+      message = "no error"
+    except NotImplementedError as e:
+      message = str(e)
+    if me in (1, 3) and "among replica threads" not in message:
+      raise AssertionError(f"sub-group in a replica thread: {message}")
 
   model = DDP(tiny_model().to(dev), gradient_as_bucket_view=True)
   opt = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -349,22 +358,24 @@ def replica_threads_pods(index, outdir):
   dp_train(index, outdir)
 
 
-def replica_threads_job(index, outdir):
-  """One process of a job whose processes drive several devices each
-  (2 x 2): a replica thread per device, the same checks as one process x
-  4 devices and 4 processes x 1."""
+def by_hand_2x2(index, outdir):
+  """One process of a job started by hand (RANK/WORLD_SIZE) whose
+  processes drive two devices each: its ordinals; a collective outside the
+  replica threads is refused; a replica thread that raises stops its
+  partner waiting in a collective, and spawn_threads reports the raising
+  thread's own error."""
   from torch_xla._internal import pjrt
 
+  ordinals(index, outdir)
   try:  # the process itself is no replica: it drives two devices
     xm.all_reduce(xm.REDUCE_SUM, torch.ones(2, device="xla"))
     message = "no error"
   except NotImplementedError as e:
     message = str(e)
   _write(outdir, "no_threads", index, {"error": message})
-  pjrt.spawn_threads(replica_threads_pods, args=(outdir,))
 
-  def one_raises(local):  # its partner waits in the collective, then stops
-    if local == 1:
+  def one_raises(ordinal):  # its partner waits in the collective, then stops
+    if ordinal % 2 == 1:
       raise ValueError(f"boom in replica {xr.global_ordinal()}")
     xm.all_reduce(xm.REDUCE_SUM, torch.ones(2, device=torch_xla.device()),
                   groups=[[0, 1], [2, 3]]).cpu()
@@ -414,9 +425,8 @@ def unreachable(index, outdir):
 
 
 CASES = {f.__name__: f for f in (ordinals, collectives, dp_train, ddp, pods,
-                                 replica_threads_pods, replica_threads_job,
-                                 raises, killed,
-                                 unreachable)}
+                                 replica_threads_pods, by_hand_2x2, raises,
+                                 killed, unreachable)}
 
 if __name__ == "__main__":
   case, outdir = sys.argv[1], sys.argv[2]

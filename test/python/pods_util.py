@@ -32,7 +32,9 @@ def base_env(**extra):
 
 
 def launch(case, outdir, devices, **env):
-  """`torch_xla.launch` of `case` with CPU_NUM_DEVICES=devices."""
+  """`torch_xla.launch` of `case` with CPU_NUM_DEVICES=devices (and
+  PJRT_LOCAL_PROCESS_COUNT=processes in `env` for several devices per
+  process)."""
   return subprocess.run(
       [sys.executable, CASES, case, str(outdir)],
       env=base_env(CPU_NUM_DEVICES=devices, **env), capture_output=True,
@@ -103,5 +105,19 @@ def four_worker_launch(tmp_path_factory):
     run = launch("pods", outdir, 4)
     _shared["pods"] = (outdir, run)
   outdir, run = _shared["pods"]
+  assert run.returncode == 0, run.stderr[-4000:]
+  return outdir
+
+
+def two_by_two_launch(tmp_path_factory):
+  """One `torch_xla.launch` of 2 processes x 2 CPU devices
+  (CPU_NUM_DEVICES=4, PJRT_LOCAL_PROCESS_COUNT=2: a replica thread per
+  device) running the same 'pods' case as four_worker_launch, shared by
+  every test module of the session."""
+  if "pods_2x2" not in _shared:
+    outdir = tmp_path_factory.mktemp("pods_2x2")
+    run = launch("pods", outdir, 4, PJRT_LOCAL_PROCESS_COUNT=2)
+    _shared["pods_2x2"] = (outdir, run)
+  outdir, run = _shared["pods_2x2"]
   assert run.returncode == 0, run.stderr[-4000:]
   return outdir

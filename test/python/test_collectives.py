@@ -11,8 +11,8 @@ import torch_xla.core.xla_model as xm
 import torch_xla.runtime as xr
 
 import pods_cases
-from pods_util import (finish, four_worker_launch, results, run_threads,
-                       start_job)
+from pods_util import (four_worker_launch, results, run_threads,
+                       two_by_two_launch)
 
 WORKERS = 4
 
@@ -83,30 +83,73 @@ def test_one_process_replica_threads(tmp_path):
     assert all(step["calls"] == 0 for step in r["moved"])
 
 
-def test_two_processes_two_devices_each(tmp_path):
-  """2 processes x 2 devices, a replica thread per device in each: the
-  replicas are global (ordinals 0..3), and the collectives take the
-  hierarchical host route (local replicas meet, one gloo call between the
-  processes): the same exact values as 4 processes x 1 (incl. groups that
-  cross the processes), and xm.optimizer_step trains as one process on
-  the whole batch with one gloo call of the gradient bytes per step; a
-  replica thread that raises stops the others with its own error."""
-  outputs = finish(start_job("replica_threads_job", tmp_path, 2, 2))
-  for p in results(tmp_path, "no_threads", 2):
-    assert "this process drives 2 devices in a 2-process job; run a " \
-           "replica thread per device" in p["error"], outputs
-  assert all(r["ok"] for r in results(tmp_path, "collectives", WORKERS))
+@pytest.fixture(scope="module")
+def two_by_two(tmp_path_factory):
+  return two_by_two_launch(tmp_path_factory)
+
+
+def test_launch_2x2_matches_4x1(four_workers, two_by_two):
+  """torch_xla.launch with CPU_NUM_DEVICES=4 PJRT_LOCAL_PROCESS_COUNT=2: 2
+  processes x 2 devices, a replica thread per device in each. The replicas
+  are global: fn(index) gets the global ordinal, and world size, global
+  and local ordinals and the global device count are those of 4 x 1; the
+  collectives take the hierarchical host route (local replicas meet, one
+  gloo call between the processes) with the same exact values as 4 x 1
+  (incl. groups that cross the processes), and xm.optimizer_step trains
+  as one process on the whole batch with one gloo call of the gradient
+  bytes per step."""
+  four = results(four_workers, "ordinals", WORKERS)
+  two = results(two_by_two, "ordinals", WORKERS)
+  same = ("index", "world_size", "global_ordinal", "local_ordinal",
+          "local_process_count", "global_runtime_device_count", "value")
+  for a, b in zip(four, two):
+    assert {k: a[k] for k in same if k != "local_process_count"} == \
+        {k: b[k] for k in same if k != "local_process_count"}
+  assert [p["process_index"] for p in two] == [0, 0, 1, 1]
+  assert all(p["process_count"] == 2 and p["local_process_count"] == 2 and
+             p["addressable_runtime_device_count"] == 2 for p in two)
+  assert [d["process_index"] for d in two[0]["global_devices"]] == \
+      [0, 0, 1, 1]
+  assert all(r["ok"] for r in results(two_by_two, "collectives", WORKERS))
   want_losses, want_weight = pods_cases.single_process_reference()
-  for r in results(tmp_path, "dp_train", WORKERS):
+  for r in results(two_by_two, "dp_train", WORKERS):
     assert r["losses"] == pytest.approx(want_losses, rel=1e-6)
     torch.testing.assert_close(torch.tensor(r["weight"]), want_weight,
                                rtol=1e-6, atol=1e-6)
     for step in r["moved"]:
       assert step == {"payload_bytes": r["gradient_bytes"], "calls": 1}
-  # A replica thread that raises stops its partner waiting in a collective;
-  # spawn_threads reports the raising thread's error.
-  assert [p["error"] for p in results(tmp_path, "one_raises", 2)] == [
-      "ValueError: boom in replica 1", "ValueError: boom in replica 3"]
+
+
+@pytest.mark.parametrize("devices, processes, want", [
+    ("4", None, (4, 1)), ("4", "2", (2, 2)), ("4", "1", (1, 4)),
+    (None, None, (1, 1)),
+])
+def test_launch_layout(monkeypatch, devices, processes, want):
+  from torch_xla import _launch
+
+  for name, value in (("CPU_NUM_DEVICES", devices),
+                      ("PJRT_LOCAL_PROCESS_COUNT", processes)):
+    if value is None:
+      monkeypatch.delenv(name, raising=False)
+    else:
+      monkeypatch.setenv(name, value)
+  monkeypatch.setenv("PJRT_DEVICE", "CPU")
+  assert _launch.layout() == want
+
+
+def test_launch_layout_that_does_not_split(monkeypatch):
+  from torch_xla import _launch
+
+  monkeypatch.setenv("PJRT_DEVICE", "CPU")
+  monkeypatch.setenv("CPU_NUM_DEVICES", "4")
+  monkeypatch.setenv("PJRT_LOCAL_PROCESS_COUNT", "3")
+  with pytest.raises(ValueError, match=r"CPU_NUM_DEVICES=4 devices do not "
+                     r"split evenly over PJRT_LOCAL_PROCESS_COUNT=3"):
+    _launch.layout()
+  monkeypatch.setenv("PJRT_LOCAL_PROCESS_COUNT", "0")
+  with pytest.raises(ValueError, match="PJRT_LOCAL_PROCESS_COUNT='0' must "
+                     "be a positive integer"):
+    _launch.layout()
 
 
 # One process: a world of one replica.

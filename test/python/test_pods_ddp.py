@@ -3,8 +3,11 @@ init_process_group('xla', init_method='xla://'), dist.all_reduce /
 all_gather / broadcast / barrier on 'xla' tensors (each worker checks exact
 values), dist.new_group sub-groups ([1, 3] and [0, 1, 2]: all_reduce,
 all_gather, broadcast, reduce_scatter, barrier among the members; a
-non-member's tensor untouched), and DistributedDataParallel(gradient_as_bucket_view=True) training
-as one process on the whole batch."""
+non-member's tensor untouched), and
+DistributedDataParallel(gradient_as_bucket_view=True) training as one
+process on the whole batch. The same over 2 processes x 2 devices (a
+replica thread per device, each a rank with its own process group), where
+sub-groups are refused with a clear NotImplementedError."""
 
 import pytest
 import torch
@@ -12,7 +15,7 @@ import torch
 import torch_xla
 import torch.distributed as dist
 
-from pods_util import four_worker_launch, results
+from pods_util import four_worker_launch, results, two_by_two_launch
 import pods_cases
 
 WORKERS = 4
@@ -23,13 +26,30 @@ def four_workers(tmp_path_factory):
   return four_worker_launch(tmp_path_factory)
 
 
-def test_ddp_trains_as_one_process(four_workers):
+@pytest.fixture(scope="module")
+def two_by_two(tmp_path_factory):
+  return two_by_two_launch(tmp_path_factory)
+
+
+def _check_ddp(outdir):
   want_losses, want_weight = pods_cases.single_process_reference()
-  seen = results(four_workers, "ddp", WORKERS)
+  seen = results(outdir, "ddp", WORKERS)
   for r in seen:
     assert r["losses"] == pytest.approx(want_losses, rel=1e-6)
     torch.testing.assert_close(torch.tensor(r["weight"]), want_weight,
                                rtol=1e-6, atol=1e-6)
+
+
+def test_ddp_trains_as_one_process(four_workers):
+  _check_ddp(four_workers)
+
+
+def test_ddp_in_replica_threads_2x2(two_by_two):
+  """torch_xla.launch of 2 processes x 2 devices: each replica thread calls
+  init_process_group('xla', init_method='xla://') and is rank
+  xr.global_ordinal() of 4 (the worker checks it); the dist collectives
+  give exact values and DDP trains as one process on the whole batch."""
+  _check_ddp(two_by_two)
 
 
 def test_xla_backend_registers_in_one_process():

@@ -20,10 +20,18 @@ def _alive(pid):
 
 
 def test_layout_2x2_against_1x4(tmp_path):
-  """2 processes x 2 devices: one global list of 4 devices with distinct
-  global ids, each process driving its own 2; 1 process x 4 sees the same
-  count, all addressable."""
-  outputs = finish(start_job("ordinals", tmp_path, 2, 2))
+  """2 processes x 2 devices started by hand (RANK/WORLD_SIZE): one global
+  list of 4 devices with distinct global ids, each process driving its own
+  2; 1 process x 4 sees the same count, all addressable. Such a process is
+  no replica itself: its collectives outside replica threads are refused;
+  a replica thread that raises stops its partner waiting in a collective,
+  and spawn_threads reports the raising thread's own error."""
+  outputs = finish(start_job("by_hand_2x2", tmp_path, 2, 2))
+  for p in results(tmp_path, "no_threads", 2):
+    assert "this process drives 2 devices in a 2-process job; run a " \
+           "replica thread per device" in p["error"], outputs
+  assert [p["error"] for p in results(tmp_path, "one_raises", 2)] == [
+      "ValueError: boom in replica 1", "ValueError: boom in replica 3"]
   two = results(tmp_path, "ordinals", 2)
   assert all(p["process_count"] == 2 for p in two), outputs
   assert [p["process_index"] for p in two] == [0, 1]

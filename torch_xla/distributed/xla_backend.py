@@ -23,6 +23,12 @@ return early there).
 'xla://' joins the job (torch_xla/distributed/_world.py) and hands
 torch.distributed the job's own store, rank = xr.global_ordinal() and world
 size = xr.world_size(), so no second coordinator is needed.
+
+Replica threads (a process driving several devices, a thread per device:
+torch_xla.launch with PJRT_LOCAL_PROCESS_COUNT, or spawn_threads) each call
+init_process_group themselves and each get a process group of their own,
+rank = their global ordinal: torch.distributed's world is per replica
+thread there (torch_xla/distributed/_thread_worlds.py).
 """
 
 import datetime
@@ -105,8 +111,10 @@ class ProcessGroupXla(ProcessGroup):
     if _replica_threads.replica() is not None:
       raise NotImplementedError(
           f"xla process group: a group of ranks {self._ranks} (dist.new_group) "
-          f"among replica threads would need every replica in the program; "
-          f"use xm collectives with groups= that cover every replica")
+          f"among replica threads is not supported: every replica thread of "
+          f"a process takes part in each collective (one replicated program, "
+          f"or one meeting of the process's replicas on the host route); use "
+          f"xm collectives with groups= that cover every replica")
     return [self._ranks]
 
   def _global_rank(self, group_rank):
