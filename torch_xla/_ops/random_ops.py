@@ -38,7 +38,7 @@ import torch
 from torch_xla import _XLAC, _ir
 from torch_xla._ops._common import code_of, literal, scalar
 from torch_xla._ops.registry import aten, op
-from torch_xla._tensor import commit
+from torch_xla._tensor import commit, xt_of
 
 # Second word of the generator state; any constant works (the seed varies).
 _STREAM = 0x5851F42D4C957F2D
@@ -192,6 +192,52 @@ def _param(value, code, shape, device):
 
 def _empty_result(x):
   return x.numel() == 0
+
+
+def check_values(t, bad_of, message):
+  """Eager's RuntimeError `message` when some element of the 'xla' tensor
+  `t` is invalid (a negative std, a probability outside [0, 1]): a
+  device-side check (torch_xla/_device_checks.py) raising at the next sync
+  or read, as eager CUDA's asserts do; eager CPU checks at once, but the
+  values are only known on the device. bad_of(handle) -> pred handle,
+  true where an element (or a row) is invalid. Not made in a traced
+  body (it never runs by itself) or for an empty tensor."""
+  from torch_xla import _device_checks
+  v = xt_of(t)
+  if t.numel() == 0 or v.reads_placeholder:
+    return
+  bad = bad_of(v)
+  if bad.dims:
+    bad = _ir.reduce(bad, list(range(len(bad.dims))), "or")
+  _device_checks.add(bad, message, error=RuntimeError)
+
+
+def not_at_least(v, low):
+  """Pred handle: where `v` is not >= low (NaN included)."""
+  return _ir.unary("not", _ir.compare(
+      v, literal(low, v.dtype, v.dims, v.device), "GE"))
+
+
+_NORMAL_STD = "normal expects all elements of std >= 0.0"
+
+
+def _checked_normal(func):
+  """normal(mean, std) with a tensor std: eager's check that every std is
+  >= 0, then the op's decomposition (mean + std * a standard normal)."""
+  from torch._decomp import decomposition_table
+  decomposition = decomposition_table[func]
+
+  def rule(mean, std, *args, **kwargs):
+    if isinstance(std, torch.Tensor) and std.device.type == "xla":
+      check_values(std, lambda v: not_at_least(v, 0), _NORMAL_STD)
+    return decomposition(mean, std, *args, **kwargs)
+
+  rule.__name__ = f"normal_{func._overloadname}"
+  return rule
+
+
+for _func in (aten.normal.Tensor_Tensor, aten.normal.float_Tensor):
+  op(_func)(_checked_normal(_func))
 
 
 @op(aten.uniform_.default)

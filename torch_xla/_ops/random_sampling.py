@@ -10,8 +10,9 @@ from torch_xla._ops._common import code_of, literal
 from torch_xla._ops.random_ops import (_DIGITS, _INT_RANGE, _TYPE_NAMES,
                                        _compute_code, _dtype_name,
                                        _empty_result, _float_code, _fmt,
-                                       _open_uniform, _param, normal_,
-                                       random_bits, uniform01, uniform_)
+                                       _open_uniform, _param, check_values,
+                                       normal_, not_at_least, random_bits,
+                                       uniform01, uniform_)
 from torch_xla._ops.reductions import sort_along
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import commit, wrap, xt_of
@@ -25,8 +26,8 @@ def multinomial(probs, num_samples, replacement=False, generator=None):
   With replacement: each draw inverts the row's cumulative weights at a
   uniform point. Without: the num_samples largest of log(p) + Gumbel noise
   (the Gumbel top-k trick gives exactly sampling without replacement).
-  Value checks eager makes (negative or all-zero rows, too few nonzero
-  weights) need the values, which tracing does not have.
+  Eager's value checks (a negative, infinite or NaN weight, an all-zero
+  row) are device-side checks with eager CPU's texts (_check_weights).
   """
   if probs.dim() not in (1, 2):
     raise RuntimeError("prob_dist must be 1 or 2 dim")
@@ -43,6 +44,7 @@ def multinomial(probs, num_samples, replacement=False, generator=None):
   cc = _compute_code(code_of(probs.dtype))
   rows = probs.shape[0] if probs.dim() == 2 else 1
   weights = _ir.reshape(_ir.convert(xt_of(probs), cc), [rows, n])
+  _check_weights(probs, weights, replacement and num_samples > 1)
   if replacement:
     cdf = xt_of(torch.cumsum(wrap(weights), 1))  # [rows, n]
     total = _ir.slice_(cdf, [0, n - 1], [rows, n])  # [rows, 1]
@@ -67,6 +69,45 @@ def multinomial(probs, num_samples, replacement=False, generator=None):
   return wrap(_ir.reshape(index, out_shape))
 
 
+_INVALID = "invalid multinomial distribution "
+
+
+def _check_weights(probs, weights, drawing_repeatedly):
+  """Device-side checks of multinomial's weights (the [rows, n] handle),
+  in eager CPU's order and words: its one-draw and without-replacement
+  path checks "inf, nan or < 0" at once, its repeated-draw path entry by
+  entry; then no row may sum to 0."""
+  def row_sums_zero(w):
+    total = _ir.reduce(w, [1], "sum")
+    return _ir.compare(total, literal(0, w.dtype, total.dims, w.device),
+                       "EQ")
+
+  if drawing_repeatedly:
+    check_values(probs, lambda v: not_at_least(v, 0),
+                 _INVALID + "(encountering probability entry < 0)")
+    check_values(probs, lambda v: _ir.unary("not", _ir.unary(
+        "is_finite", v)), _INVALID + "(encountering probability entry = "
+                 "infinity or NaN)")
+  else:
+    check_values(probs, lambda v: _ir.binary(
+        "or", not_at_least(v, 0), _ir.unary("not", _ir.unary(
+            "is_finite", v))), "probability tensor contains either `inf`, "
+                 "`nan` or element < 0")
+  check_values(probs, lambda v: row_sums_zero(weights),
+               _INVALID + "(sum of probabilities <= 0)")
+
+
+_BERNOULLI_P = ("Expected p_in >= 0 && p_in <= 1 to be true, but got "
+                "false.")
+
+
+def _check_probabilities(p):
+  """Eager's check that every probability of the 'xla' tensor p is in
+  [0, 1] (NaN fails), device-side."""
+  check_values(p, lambda v: _ir.binary("or", not_at_least(v, 0), _ir.compare(
+      v, literal(1, v.dtype, v.dims, v.device), "GT")), _BERNOULLI_P)
+
+
 def _bernoulli_value(x, p, generator, name):
   """u < p as x's dtype; p a float or a tensor broadcastable to x."""
   shape, device = list(x.shape), x.device.index
@@ -77,6 +118,7 @@ def _bernoulli_value(x, p, generator, name):
       p = p.to(x.device)
     if p.is_floating_point():
       target = code_of(p.dtype)  # compare at p's resolution
+      _check_probabilities(p)
     pv = _ir.convert(xt_of(p), _compute_code(target))
     try:
       pv = _ir.broadcast_to(pv, shape)
