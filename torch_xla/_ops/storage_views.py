@@ -15,13 +15,14 @@ import math
 
 import torch
 
-from torch_xla import _XLAC, _ir
+from torch_xla import _XLAC, _dtypes, _ir
+from torch_xla._dtypes import scalar_type_name
 from torch_xla._ops._common import canonical_dim, code_of, literal
 from torch_xla._ops.registry import aten, op
 from torch_xla._ops.views import (contiguous_strides, squeeze, squeeze_dim,
                                   squeeze_dims, t, transpose, unsqueeze,
                                   view_strides)
-from torch_xla._tensor import wrap_view, xt_of
+from torch_xla._tensor import wrap, wrap_view, xt_of
 
 
 def _distinct(base_value, value):
@@ -141,6 +142,9 @@ def as_strided(x, size, stride, storage_offset=None):
   offset = x.storage_offset() if storage_offset is None else storage_offset
   if len(size) != len(stride):
     raise RuntimeError("mismatch in length of strides and shape")
+  if any(s < 0 for s in stride):
+    raise RuntimeError(f"as_strided: Negative strides are not supported at "
+                       f"the moment, got strides: {stride}")
   xt_of(x)  # refresh a stale view before reading its root
   root = x._view.root if x._view is not None else x._xt
   root_shape = root.dims
@@ -176,21 +180,128 @@ def as_strided(x, size, stride, storage_offset=None):
                    inverse, stride, offset)
 
 
+# view(dtype): the same bytes read as another dtype. Eager reinterprets the
+# storage; here the value is rebuilt from x's value with same-width
+# bitcasts and integer shifts, each element's bytes little-endian as on
+# eager's hosts. A dtype of another size changes the last dim by the size
+# ratio (eager's rules and errors, _dtype_view_geometry).
+
+# The unsigned-in-effect integer of each size holding an element's bits
+# (s16 for 2 bytes: there is no u16; its shifts are logical, its pieces
+# masked).
+_CONTAINERS = {1: _ir.U8, 2: _ir.S16, 4: _ir.U32, 8: _ir.U64}
+
+
+def _to_bits(v, code):
+  """Handle v (element type `code`) as its size's container integer."""
+  if code == _ir.PRED:
+    return _ir.convert(v, _ir.U8)
+  container = _CONTAINERS[_itemsize(code)]
+  if code == container:
+    return v
+  return _ir._op(_ir.K["bitcast_convert"], [v], {"dtype": _ir.DT[container]})
+
+
+def _from_bits(v, code):
+  """Container integer handle v read as element type `code`."""
+  if code == _ir.PRED:
+    return _ir.compare(v, literal(0, v.dtype, v.dims, v.device), "NE")
+  if v.dtype == code:
+    return v
+  return _ir._op(_ir.K["bitcast_convert"], [v], {"dtype": _ir.DT[code]})
+
+
+def _itemsize(code):
+  return _dtypes.TORCH_DTYPES[code].itemsize
+
+
+def _reinterpret(v, old, new):
+  """The bytes of handle v (element type `old`) read as `new`: the last
+  dim scales by itemsize(old) / itemsize(new)."""
+  if old == new:
+    return v
+  big, small = _itemsize(old), _itemsize(new)
+  bits = _to_bits(v, old)
+  dims, device = list(v.dims), v.device
+  if big == small:
+    return _from_bits(bits, new)
+  if big > small:  # each element splits into `ratio` pieces, low first
+    ratio, width = big // small, 8 * small
+    mask = literal((1 << width) - 1, bits.dtype, dims, device)
+    pieces = []
+    for k in range(ratio):
+      piece = bits
+      if k:
+        piece = _ir.binary("shift_right_logical", piece, literal(
+            width * k, bits.dtype, dims, device))
+      piece = _ir.convert(_ir.binary("and", piece, mask), _CONTAINERS[small])
+      pieces.append(_ir.reshape(piece, dims + [1]))
+    joined = _ir.concatenate(pieces, len(dims))
+    return _from_bits(_ir.reshape(joined, dims[:-1] + [dims[-1] * ratio]),
+                      new)
+  ratio, width = small // big, 8 * big
+  container = _CONTAINERS[small]
+  rows = dims[:-1] + [dims[-1] // ratio]
+  grouped = _ir.reshape(bits, rows + [ratio])
+  mask = literal((1 << width) - 1, container, rows, device)
+  word = None
+  for k in range(ratio):
+    piece = _ir.reshape(
+        _ir.slice_(grouped, [0] * len(rows) + [k], rows + [k + 1]), rows)
+    piece = _ir.binary("and", _ir.convert(piece, container), mask)
+    if k:
+      piece = _ir.binary("shift_left", piece, literal(width * k, container,
+                                                      rows, device))
+    word = piece if word is None else _ir.binary("or", word, piece)
+  return _from_bits(word, new)
+
+
+def _dtype_view_geometry(x, dtype):
+  """(shape, strides, storage offset) of x.view(dtype), with eager's
+  errors for a dtype of another size."""
+  old, new = x.dtype.itemsize, dtype.itemsize
+  shape, strides = list(x.shape), list(x.stride())
+  offset = x.storage_offset()
+  if old == new:
+    return shape, strides, offset
+  what = (f"to view {scalar_type_name(x.dtype)} as "
+          f"{scalar_type_name(dtype)} (different element sizes)")
+  if x.dim() == 0:
+    raise RuntimeError(f"self.dim() cannot be 0 {what}")
+  if strides[-1] != 1:
+    raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got "
+                       f"{strides[-1]}")
+  if old > new:
+    ratio = old // new
+    shape[-1] *= ratio
+    strides = [s * ratio for s in strides[:-1]] + [1]
+    return shape, strides, offset * ratio
+  ratio = new // old
+  if shape[-1] % ratio:
+    raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, "
+                       f"but got {shape[-1]}")
+  if offset % ratio:
+    raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} "
+                       f"{what}, but got {offset}")
+  for i, s in enumerate(strides[:-1]):
+    if s % ratio:
+      raise RuntimeError(f"self.stride({i}) must be divisible by {ratio} "
+                         f"{what}, but got {s}")
+  shape[-1] //= ratio
+  return shape, [s // ratio for s in strides[:-1]] + [1], offset // ratio
+
+
 @op(aten.view.dtype)
 def view_dtype(x, dtype):
+  """x's bytes as `dtype`: a view (writes through it reach x, bit for
+  bit); a dtype of another size scales the last dim, as in eager."""
   if dtype == x.dtype:  # an alias with x's strides
     return _XLAC._view_op_view(x, list(x.shape))
-  if dtype.itemsize != x.dtype.itemsize or torch.bool in (dtype, x.dtype):
-    raise RuntimeError(
-        f"view(dtype): viewing a {x.dtype} tensor as {dtype} is supported "
-        f"on XLA only between dtypes of the same size (not bool)")
+  _, strides, offset = _dtype_view_geometry(x, dtype)
   code, old = code_of(dtype), code_of(x.dtype)
-
-  def bitcast(v, c):
-    return _ir._op(_ir.K["bitcast_convert"], [v], {"dtype": _ir.DT[c]})
-
-  return _view(x, bitcast(xt_of(x), code), lambda b: bitcast(b, code),
-               lambda b, nv: bitcast(nv, old), list(x.stride()))
+  return _view(x, _reinterpret(xt_of(x), old, code),
+               lambda b: _reinterpret(b, old, code),
+               lambda b, nv: _reinterpret(nv, code, old), strides, offset)
 
 
 # In-place view ops (x.unsqueeze_(0), x.t_()): x itself becomes the view.
@@ -238,11 +349,25 @@ for _func, _functional in (
 @op(aten.resize_.default)
 def resize_(x, size, memory_format=None):
   """x.resize_(size): a no-op when the shape is x's own (how exported and
-  traced programs use it). Changing the shape would change the storage of
-  an 'xla' tensor, whose value is an immutable device buffer or IR:
-  unsupported, with an error that says what to use instead."""
+  traced programs use it). An empty tensor that is no view takes the new
+  shape, its elements zeros (eager leaves them uninitialized): how out=
+  decompositions fill a fresh `torch.empty(0)` (torch.eye on 'xla' runs
+  one). Changing the shape of a tensor with elements would change the
+  storage its views share, and an 'xla' tensor's value is an immutable
+  device buffer or IR: unsupported, with an error that says what to use
+  instead."""
   size = [int(s) for s in size]
   if size == list(x.shape):
+    return x
+  if any(s < 0 for s in size):
+    raise RuntimeError(f"Trying to create tensor with negative dimension "
+                       f"{min(size)}: {size}")
+  if x.numel() == 0 and x._view is None:
+    from torch_xla._ops.copy_ops import fill
+    zeros = wrap(fill(0, size, x.dtype, x.device.index))
+    # set_'s meta kernel gives the wrapper the new sizes and strides.
+    _set_metadata(aten.set_.source_Tensor, x, (zeros,))
+    x._xt = zeros._xt
     return x
   raise NotImplementedError(
       f"aten::resize_ of an 'xla' tensor ({x.dtype}, shape "
