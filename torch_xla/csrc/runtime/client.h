@@ -235,6 +235,11 @@ class Client {
   // 0).
   absl::StatusOr<GlobalDevice> DescribeDevice(PJRT_Device* device,
                                               bool with_process_index) const;
+  // Compile of a program whose devices include other processes' (multi-
+  // process SPMD): the plugin is asked, and the error says what runs such
+  // a program (executing it across processes is not wired here).
+  absl::Status CompileAcrossProcesses(absl::string_view mlir_text,
+                                      const CompileSpec& spec);
 
   const PJRT_Api* api_;
   OwnedClient client_;

@@ -45,11 +45,75 @@ ShardBox AtShardStart(const ShardBox& box) {
 
 }  // namespace
 
+// Device d (0-based in `boxes`, a buffer per box) receives box d's shard.
+static absl::StatusOr<std::vector<runtime::BufferPtr>> TransferBoxes(
+    runtime::Client* client, const uint8_t* dense, const Shape& shape,
+    const Sharding& sharding, const std::vector<ShardBox>& boxes);
+// The global array from buffer d holding box d.
+static absl::Status GatherBoxes(runtime::Client* client,
+                         const std::vector<runtime::BufferPtr>& buffers,
+                         const Shape& shape, const Sharding& sharding,
+                         const std::vector<ShardBox>& boxes, uint8_t* dst);
+
 absl::StatusOr<std::vector<runtime::BufferPtr>> TransferShards(
     runtime::Client* client, const uint8_t* dense, const Shape& shape,
     const Sharding& sharding, int64_t num_devices) {
-  const Shape shard_shape = ShardShape(sharding, shape);
   std::vector<ShardBox> boxes = ShardBoxes(sharding, shape, num_devices);
+  return TransferBoxes(client, dense, shape, sharding, boxes);
+}
+
+absl::StatusOr<std::vector<runtime::BufferPtr>> TransferLocalShards(
+    runtime::Client* client, const uint8_t* dense, const Shape& shape,
+    const Sharding& sharding, int64_t total_devices, int64_t first) {
+  const int64_t count = static_cast<int64_t>(client->devices().size());
+  if (first < 0 || first + count > total_devices) {
+    return absl::InternalError(absl::StrCat(
+        "this process's ", count, " devices from SPMD device ", first,
+        " do not fit in ", total_devices));
+  }
+  std::vector<ShardBox> all = ShardBoxes(sharding, shape, total_devices);
+  std::vector<ShardBox> boxes(all.begin() + first,
+                              all.begin() + first + count);
+  return TransferBoxes(client, dense, shape, sharding, boxes);
+}
+
+bool LocalShardsCover(const Shape& shape, const Sharding& sharding,
+                      int64_t total_devices, int64_t first, int64_t count) {
+  if (sharding.is_replicated() || count >= total_devices) return true;
+  std::vector<ShardBox> all = ShardBoxes(sharding, shape, total_devices);
+  std::set<std::vector<int64_t>> seen;
+  int64_t elements = 0;
+  for (int64_t d = first; d < first + count; ++d) {
+    if (!seen.insert(all[d].start).second) continue;
+    int64_t n = 1;
+    for (int64_t size : all[d].size) n *= size;
+    elements += n;
+  }
+  int64_t want = 1;
+  for (int64_t dim : shape.dims) want *= dim;
+  return elements == want;
+}
+
+absl::Status GatherLocalShards(runtime::Client* client,
+                               const std::vector<runtime::BufferPtr>& buffers,
+                               const Shape& shape, const Sharding& sharding,
+                               int64_t total_devices, int64_t first,
+                               uint8_t* dst) {
+  const int64_t count = static_cast<int64_t>(buffers.size());
+  if (!LocalShardsCover(shape, sharding, total_devices, first, count)) {
+    return absl::InternalError("GatherLocalShards: shards do not cover");
+  }
+  std::vector<ShardBox> all = ShardBoxes(sharding, shape, total_devices);
+  std::vector<ShardBox> boxes(all.begin() + first,
+                              all.begin() + first + count);
+  return GatherBoxes(client, buffers, shape, sharding, boxes, dst);
+}
+
+absl::StatusOr<std::vector<runtime::BufferPtr>> TransferBoxes(
+    runtime::Client* client, const uint8_t* dense, const Shape& shape,
+    const Sharding& sharding, const std::vector<ShardBox>& boxes) {
+  const Shape shard_shape = ShardShape(sharding, shape);
+  const int64_t num_devices = static_cast<int64_t>(boxes.size());
   std::vector<runtime::BufferPtr> buffers;
   buffers.reserve(num_devices);
   for (int64_t d = 0; d < num_devices; ++d) {
@@ -84,13 +148,20 @@ absl::Status GatherShards(runtime::Client* client,
                           const std::vector<runtime::BufferPtr>& buffers,
                           const Shape& shape, const Sharding& sharding,
                           uint8_t* dst) {
+  std::vector<ShardBox> boxes =
+      ShardBoxes(sharding, shape, static_cast<int64_t>(buffers.size()));
+  return GatherBoxes(client, buffers, shape, sharding, boxes, dst);
+}
+
+absl::Status GatherBoxes(runtime::Client* client,
+                         const std::vector<runtime::BufferPtr>& buffers,
+                         const Shape& shape, const Sharding& sharding,
+                         const std::vector<ShardBox>& boxes, uint8_t* dst) {
   if (sharding.is_replicated()) {
     return client->TransferFromDevice(*buffers.front(), dst,
                                       shape.byte_size());
   }
   const Shape shard_shape = ShardShape(sharding, shape);
-  std::vector<ShardBox> boxes =
-      ShardBoxes(sharding, shape, static_cast<int64_t>(buffers.size()));
   std::set<std::vector<int64_t>> copied;  // replicas of a shard: read once
   std::vector<uint8_t> shard(shard_shape.byte_size());
   for (size_t d = 0; d < buffers.size(); ++d) {

@@ -32,6 +32,26 @@ absl::Status GatherShards(runtime::Client* client,
                           const Shape& shape, const Sharding& sharding,
                           uint8_t* dst);
 
+// The shards of the SPMD devices [first, first + local_devices) of
+// `total_devices` (one process's devices in a multi-process job): local
+// device d receives device first + d's shard; nothing else travels.
+absl::StatusOr<std::vector<runtime::BufferPtr>> TransferLocalShards(
+    runtime::Client* client, const uint8_t* dense, const Shape& shape,
+    const Sharding& sharding, int64_t total_devices, int64_t first);
+
+// Whether the shards of devices [first, first + count) of `total_devices`
+// hold every element of `shape` (a replicated sharding always does).
+bool LocalShardsCover(const Shape& shape, const Sharding& sharding,
+                      int64_t total_devices, int64_t first, int64_t count);
+
+// GatherShards from the `buffers` of devices [first, first + size) of
+// `total_devices`; they must cover the array (LocalShardsCover).
+absl::Status GatherLocalShards(runtime::Client* client,
+                               const std::vector<runtime::BufferPtr>& buffers,
+                               const Shape& shape, const Sharding& sharding,
+                               int64_t total_devices, int64_t first,
+                               uint8_t* dst);
+
 }  // namespace torch_xla::spmd
 
 #endif  // TORCH_XLA_CSRC_SPMD_SHARDED_TRANSFER_H_

@@ -61,6 +61,15 @@ runtime::CompileSpec SpmdCompileSpec(const Client& client,
     spec.propagate_sharding_to_output.push_back(
         !context.HasResultSharding(static_cast<int64_t>(r)));
   }
+  if (client.topology().process_count > 1) {
+    // Multi-process SPMD: one partition per device of the job (Client::
+    // Compile says what runs such a program and what does not).
+    spec.num_partitions = static_cast<int>(client.global_devices().size());
+    for (const runtime::GlobalDevice& device : client.global_devices()) {
+      spec.device_ids.push_back(device.id);
+    }
+    return spec;
+  }
   for (const runtime::Device& device : client.devices()) {
     spec.device_ids.push_back(device.id);
   }
@@ -156,6 +165,32 @@ absl::Status ShardedDataToHost(const DeviceData& data, void* dst,
     return absl::InvalidArgumentError("host copy: destination size mismatch");
   }
   TXLA_ASSIGN_OR_RETURN(Client * client, Client::Global());
+  const spmd::SpmdPlacement placement = spmd::GetSpmdPlacement();
+  const int64_t held = static_cast<int64_t>(data.buffers().size());
+  if (placement.process_count > 1 && held == placement.local_count) {
+    if (!spmd::LocalShardsCover(data.shape(), *data.sharding(),
+                                placement.global_count, placement.first,
+                                held)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "cannot read the value of a ", data.shape().ToString(),
+          " tensor sharded ", data.sharding()->ToString(), " over the ",
+          placement.global_count, " devices of ", placement.process_count,
+          " processes: this process holds only the shards of SPMD devices ",
+          placement.first, "..", placement.first + held - 1, ", which do not "
+          "cover it, and the other shards live in the other processes. Read "
+          "this process's shards (XLAShardedTensor.local_shards), or shard "
+          "the tensor so that each process holds all of it (replicate it "
+          "over the mesh axis that spans the processes)"));
+    }
+    for (const BufferPtr& buffer : data.buffers()) {
+      TXLA_RETURN_IF_ERROR(buffer->AwaitReady());
+    }
+    if (!data.sharding()->is_replicated()) gathers->Add(1);
+    return spmd::GatherLocalShards(client, data.buffers(), data.shape(),
+                                   *data.sharding(), placement.global_count,
+                                   placement.first,
+                                   static_cast<uint8_t*>(dst));
+  }
   for (const BufferPtr& buffer : data.buffers()) {
     TXLA_RETURN_IF_ERROR(buffer->AwaitReady());
   }
@@ -167,11 +202,17 @@ absl::Status ShardedDataToHost(const DeviceData& data, void* dst,
 absl::StatusOr<std::shared_ptr<DeviceData>> ShardHostArray(
     const uint8_t* dense, const Shape& shape, ShardingPtr sharding) {
   TXLA_ASSIGN_OR_RETURN(Client * client, Client::Global());
-  const int64_t num_devices = static_cast<int64_t>(client->devices().size());
-  TXLA_RETURN_IF_ERROR(CheckShardingFits(*sharding, shape, num_devices));
+  const spmd::SpmdPlacement placement = spmd::GetSpmdPlacement();
+  TXLA_RETURN_IF_ERROR(
+      CheckShardingFits(*sharding, shape, placement.global_count));
+  // In a multi-process job only this process's devices' shards travel.
   TXLA_ASSIGN_OR_RETURN(
       std::vector<BufferPtr> buffers,
-      spmd::TransferShards(client, dense, shape, *sharding, num_devices));
+      placement.process_count > 1
+          ? spmd::TransferLocalShards(client, dense, shape, *sharding,
+                                      placement.global_count, placement.first)
+          : spmd::TransferShards(client, dense, shape, *sharding,
+                                 placement.local_count));
   return std::make_shared<DeviceData>(shape, std::move(buffers),
                                       std::move(sharding));
 }

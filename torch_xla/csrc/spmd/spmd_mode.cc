@@ -34,10 +34,26 @@ absl::Status EnableSpmd() {
   return absl::OkStatus();
 }
 
-int64_t SpmdDeviceCount() {
+int64_t SpmdDeviceCount() { return GetSpmdPlacement().global_count; }
+
+SpmdPlacement GetSpmdPlacement() {
+  SpmdPlacement placement;
   absl::StatusOr<runtime::Client*> client = runtime::Client::Global();
-  if (!client.ok()) return 1;
-  return static_cast<int64_t>((*client)->devices().size());
+  if (!client.ok()) return placement;
+  const runtime::Client& c = **client;
+  placement.local_count = static_cast<int64_t>(c.devices().size());
+  placement.global_count = placement.local_count;
+  placement.process_count = c.topology().process_count;
+  if (placement.process_count <= 1) return placement;
+  const auto& global = c.global_devices();
+  placement.global_count = static_cast<int64_t>(global.size());
+  for (size_t i = 0; i < global.size(); ++i) {
+    if (global[i].process_index == c.topology().process_index) {
+      placement.first = static_cast<int64_t>(i);
+      break;
+    }
+  }
+  return placement;
 }
 
 }  // namespace torch_xla::spmd

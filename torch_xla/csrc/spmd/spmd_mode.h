@@ -16,8 +16,22 @@ namespace torch_xla::spmd {
 bool IsSpmd();
 // Fails once tensors hold device data (their buffers live on one device).
 absl::Status EnableSpmd();
-// Devices behind the virtual device (the client's device count).
+// Devices behind the virtual device: the client's device count, or in a
+// multi-process job every process's devices (the mesh covers them all).
 int64_t SpmdDeviceCount();
+
+// Where this process's devices sit among the SPMD devices. One process: all
+// of them. In a job of several processes (xr.use_spmd() in each) the SPMD
+// devices are the job's global device list, ordered by process, and this
+// process drives `local_count` of them from `first` on: it holds and
+// transfers only those devices' shards (docs/pods.md, multi-process SPMD).
+struct SpmdPlacement {
+  int64_t global_count = 1;
+  int64_t first = 0;
+  int64_t local_count = 1;
+  int process_count = 1;
+};
+SpmdPlacement GetSpmdPlacement();
 
 }  // namespace torch_xla::spmd
 

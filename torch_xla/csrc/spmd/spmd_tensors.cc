@@ -143,14 +143,20 @@ absl::StatusOr<std::vector<LocalShard>> LocalShards(
   const auto& device_data = static_cast<const DeviceData&>(*data);
   const Sharding& sharding = *data->sharding();
   const Shape shard_shape = ShardShape(sharding, data->shape());
+  // In a multi-process job this process's buffers are the shards of SPMD
+  // devices [first, first + local_count).
+  const spmd::SpmdPlacement placement = spmd::GetSpmdPlacement();
+  const int64_t held = static_cast<int64_t>(device_data.buffers().size());
+  const bool global = placement.process_count > 1 &&
+                      held == placement.local_count;
   std::vector<ShardBox> boxes = ShardBoxes(
-      sharding, data->shape(),
-      static_cast<int64_t>(device_data.buffers().size()));
+      sharding, data->shape(), global ? placement.global_count : held);
+  const int64_t first = global ? placement.first : 0;
   std::vector<LocalShard> shards;
   for (size_t d = 0; d < device_data.buffers().size(); ++d) {
     LocalShard shard;
     shard.device = static_cast<int>(d);
-    shard.box = boxes[d];
+    shard.box = boxes[first + d];
     shard.tensor = XlaTensor::FromData(
         std::make_shared<DeviceData>(
             shard_shape, std::vector{device_data.buffers()[d]}),
