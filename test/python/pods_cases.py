@@ -353,9 +353,11 @@ def pods(index, outdir):
 
 
 def replica_threads_pods(index, outdir):
-  """One process, a replica thread per device: the same checks."""
+  """One process, a replica thread per device: the same checks (each
+  replica thread is a torch.distributed rank of its own)."""
   collectives(index, outdir)
   dp_train(index, outdir)
+  ddp(index, outdir)
 
 
 def by_hand_2x2(index, outdir):

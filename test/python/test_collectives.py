@@ -70,7 +70,10 @@ def test_one_process_replica_threads(tmp_path):
   Execute runs them all. The training loop has no sync between backward()
   and xm.optimizer_step: the collective computes its inputs first, so
   backward's temporaries cannot make the replicas' programs differ (before
-  that, 4 of 14 runs hung here; docs/pods.md)."""
+  that, 4 of 14 runs hung here; docs/pods.md). Each replica thread also
+  calls init_process_group('xla') and is rank xr.global_ordinal() of 4 in
+  a torch.distributed world of its own: the dist collectives give exact
+  values and DDP trains as one process on the whole batch."""
   replicas = 4
   run = run_threads("replica_threads_pods", tmp_path, replicas)
   assert run.returncode == 0, run.stderr[-4000:]
@@ -81,6 +84,10 @@ def test_one_process_replica_threads(tmp_path):
     torch.testing.assert_close(torch.tensor(r["weight"]), want_weight,
                                rtol=1e-6, atol=1e-6)
     assert all(step["calls"] == 0 for step in r["moved"])
+  for r in results(tmp_path, "ddp", replicas):
+    assert r["losses"] == pytest.approx(want_losses, rel=1e-6)
+    torch.testing.assert_close(torch.tensor(r["weight"]), want_weight,
+                               rtol=1e-6, atol=1e-6)
 
 
 @pytest.fixture(scope="module")
