@@ -165,24 +165,37 @@ def _worker(index, nprocs, port, fn, args, error_path, parent_pid,
     from torch_xla.distributed import _world
 
     _world.join()
-    _run_replicas(fn, args, index)
+    _run_replicas(fn, args, index, error_path)
     _exit_barrier(index, nprocs)
   except BaseException:  # report everything, SystemExit included
-    with open(error_path, "w") as f:
-      f.write(traceback.format_exc())
-    sys.stderr.flush()
-    os._exit(1)
+    _report_and_exit(error_path, traceback.format_exc())
 
 
-def _run_replicas(fn, args, process_index):
+def _report_and_exit(error_path, text):
+  with open(error_path, "w") as f:
+    f.write(text)
+  sys.stderr.flush()
+  os._exit(1)
+
+
+def _run_replicas(fn, args, process_index, error_path=None):
   """fn(global ordinal, *args) for every replica of this process: itself
-  when it drives one device, else a replica thread per device."""
+  when it drives one device, else a replica thread per device. In a
+  launched worker a replica thread that raises reports its traceback and
+  ends the process at once (its partners may be computing, not waiting)."""
   from torch_xla import _XLAC
 
   if len(_XLAC._runtime.devices()) > 1:
     from torch_xla import _replica_threads
 
-    _replica_threads.spawn_threads(fn, args)
+    on_error = None
+    if error_path is not None:
+
+      def on_error(e):
+        _report_and_exit(error_path, "".join(
+            traceback.format_exception(type(e), e, e.__traceback__)))
+
+    _replica_threads.spawn_threads(fn, args, on_error)
   else:
     fn(process_index, *args)
 

@@ -187,11 +187,18 @@ def _fail(state):
     state.cond.notify_all()
 
 
-def spawn_threads(fn, args=()):
+def spawn_threads(fn, args=(), on_error=None):
   """Runs fn(ordinal, *args) in one thread per device of this process, each
   a replica on its own device (see the module docstring); `ordinal` is the
   replica's global ordinal (xr.global_ordinal(): its local index when the
   job has one process).
+
+  Args:
+    fn, args: what each replica thread runs.
+    on_error: called as on_error(exception) in a replica thread that raises
+      by itself (not one stopped by another's failure), before the others
+      stop; the launcher's workers exit there at once, so a raising replica
+      ends the launch even while its partners compute.
 
   Returns:
     {ordinal: what fn returned}.
@@ -219,6 +226,8 @@ def spawn_threads(fn, args=()):
         results[state.base + index] = fn(state.base + index, *args)
     except BaseException as e:
       errors[index] = e
+      if on_error is not None and not isinstance(e, PeerFailedError):
+        on_error(e)
       _fail(state)
     finally:
       _local.replicas = None

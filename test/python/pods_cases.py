@@ -391,15 +391,16 @@ def by_hand_2x2(index, outdir):
 
 
 def raises(index, outdir):
+  """The last replica raises once replica 0 runs; every other one sleeps
+  (computing, not waiting in a collective): the launch must stop them."""
   _write(outdir, "raises", index, {"pid": os.getpid()})
-  if index == 1:
-    # Raise once worker 0 runs, so the launch has a live worker to stop.
+  if index == xr.world_size() - 1:
     for _ in range(600):
       if os.path.exists(os.path.join(outdir, "raises_0.json")):
         break
       time.sleep(0.1)
-    raise ValueError("boom from worker 1")
-  time.sleep(120)  # the launch must stop this one
+    raise ValueError(f"boom from worker {index}")
+  time.sleep(600)  # the launch must stop this one (longer than GUARD_S)
 
 
 def killed(index, outdir):

@@ -6,6 +6,8 @@ import json
 import os
 import time
 
+import pytest
+
 from pods_util import (finish, free_port, launch, results, start_job,
                        start_process)
 
@@ -55,14 +57,23 @@ def test_layout_2x2_against_1x4(tmp_path):
   assert [d["process_index"] for d in one["global_devices"]] == [0] * 4
 
 
-def test_raising_worker_stops_the_launch(tmp_path):
-  run = launch("raises", tmp_path, 2)
+@pytest.mark.parametrize("devices, env, replicas", [
+    (2, {}, 2),  # 2 processes x 1 device
+    (4, {"PJRT_LOCAL_PROCESS_COUNT": 2}, 4),  # 2 x 2, a thread per device
+])
+def test_raising_worker_stops_the_launch(tmp_path, devices, env, replicas):
+  """The last replica raises while the others compute (sleep): the launch
+  ends within the grace period with its traceback, and no worker is left.
+  In a 2 x 2 launch the raising replica thread ends its process at once,
+  though its partner thread is busy."""
+  run = launch("raises", tmp_path, devices, **env)
   assert run.returncode != 0
   assert "WorkerFailedError: process 1 of 2 raised an exception" in run.stderr
-  assert "ValueError: boom from worker 1" in run.stderr
+  assert f"ValueError: boom from worker {replicas - 1}" in run.stderr
   assert "Worker 1's traceback" in run.stderr
   # Worker 0 was sleeping for minutes: the launch stopped it (no orphan).
-  pids = [p["pid"] for p in results(tmp_path, "raises", 2)]
+  pids = [p["pid"] for p in results_of(tmp_path, "raises")]
+  assert len(pids) >= 2
   deadline = time.monotonic() + 10
   while any(_alive(p) for p in pids) and time.monotonic() < deadline:
     time.sleep(0.2)

@@ -312,48 +312,6 @@ absl::StatusOr<int> Client::DeviceOrdinalOf(const Buffer& buffer) const {
       " buffer is on a device this process cannot address"));
 }
 
-absl::Status Client::CompileAcrossProcesses(absl::string_view mlir_text,
-                                            const CompileSpec& spec) {
-  // Asks the plugin itself, so the error carries its own words.
-  std::string options = SerializeCompileOptions(spec);
-  std::string code(mlir_text);
-  static constexpr char kFormat[] = "mlir";
-  auto program = MakeArgs<PJRT_Program>(PJRT_Program_STRUCT_SIZE);
-  program.code = code.data();
-  program.code_size = code.size();
-  program.format = kFormat;
-  program.format_size = sizeof(kFormat) - 1;
-  auto args = PJRT_ARGS(PJRT_Client_Compile);
-  args.client = client_.get();
-  args.program = &program;
-  args.compile_options = options.data();
-  args.compile_options_size = options.size();
-  absl::Status compiled =
-      ToStatus(api_, api_->PJRT_Client_Compile(&args), "PJRT_Client_Compile");
-  if (compiled.ok()) {
-    OwnedLoadedExecutable discard(args.executable,
-                                  LoadedExecutableDeleter{api_});
-  }
-  const std::string what = absl::StrCat(
-      "the program is partitioned over ", spec.device_ids.size(),
-      " devices of ", topology_.process_count, " processes (multi-process "
-      "SPMD: a mesh over every process's devices)");
-  if (device_type_ == "CPU") {
-    return absl::UnimplementedError(absl::StrCat(
-        "compile: ", what, ", but the CPU PJRT plugin runs no program across "
-        "processes",
-        compiled.ok() ? "" : absl::StrCat(" (", compiled.message(), ")"),
-        ". Such a program runs on a plugin whose runtime spans processes: "
-        "libtpu on a TPU pod (or a GPU plugin across hosts). On CPU, run "
-        "SPMD in one process over CPU_NUM_DEVICES devices, or data parallel "
-        "over processes (docs/pods.md)"));
-  }
-  return absl::UnimplementedError(absl::StrCat(
-      "compile: ", what, "; running one program across processes on ",
-      device_type_, " is not wired in this build yet (docs/pods.md)",
-      compiled.ok() ? "" : absl::StrCat(" (", compiled.message(), ")")));
-}
-
 absl::StatusOr<ExecutablePtr> Client::Compile(absl::string_view mlir_text,
                                               const CompileSpec& spec) {
   static metrics::Metric* time =
