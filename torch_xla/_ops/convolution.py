@@ -21,6 +21,7 @@ forward and backward reuse the same functions with the roles swapped.
 import torch
 
 from torch_xla import _ir
+from torch_xla._dtypes import scalar_type_name
 from torch_xla._ops import linalg
 from torch_xla._ops._common import check_same_device, code_of
 from torch_xla._ops.registry import aten, op
@@ -144,7 +145,10 @@ def _check(name, x, w, bias, stride, padding, dilation, transposed,
            output_padding, groups):
   check_same_device(name, x, w, bias)
   nsp = w.dim() - 2
-  if nsp < 1 or nsp > 3:
+  if nsp < 1:
+    raise RuntimeError(f"weight should have at least three dimensions "
+                       f"({name}: got a weight of shape {list(w.shape)})")
+  if nsp > 3:
     raise RuntimeError(f"{name}: expected a weight with 3, 4 or 5 dims "
                        f"(1-d, 2-d or 3-d convolution), got {list(w.shape)}")
   if x.dim() != w.dim():
@@ -154,8 +158,10 @@ def _check(name, x, w, bias, stride, padding, dilation, transposed,
         f"size {list(x.shape)} instead")
   if x.dtype != w.dtype or (bias is not None and bias.dtype != x.dtype):
     other, what = (w, "weight") if x.dtype != w.dtype else (bias, "bias")
-    raise RuntimeError(f"{name}: input type ({x.dtype}) and {what} type "
-                       f"({other.dtype}) should be the same")
+    raise RuntimeError(
+        f"expected scalar type {scalar_type_name(x.dtype)} but found "
+        f"{scalar_type_name(other.dtype)} ({name}: input type ({x.dtype}) "
+        f"and {what} type ({other.dtype}) should be the same)")
   if x.dtype == torch.bool or x.dtype.is_complex:
     raise NotImplementedError(f"{name}: not implemented for {x.dtype}")
   stride = _expand(stride, nsp, "stride")

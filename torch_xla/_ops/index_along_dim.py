@@ -69,13 +69,41 @@ def _dim_source(x, d, n, source, what):
   expected[d] = n
   got = list(source.shape)
   if got != expected:
-    if source.dim() and got[d] != n:
-      raise IndexError(
-          f"{what}: Number of indices ({n}) should be equal to "
-          f"source.size(dim) ({got[d]})")
-    raise RuntimeError(f"{what}: source {got} must have the shape of self "
-                       f"{list(x.shape)} except at dimension {d} ({n})")
+    _raise_source_shape(x, d, n, got, what)
   return xt_of(source)
+
+
+def _raise_source_shape(x, d, n, got, what):
+  """Eager's error (class and text, which differ between index_copy_ and
+  index_add_) for a source of the wrong shape."""
+  shape = list(x.shape)
+  if what != "index_copy_()":
+    if len(got) == len(shape) and got[d] != n:
+      raise RuntimeError(
+          f"{what}: Number of indices ({n}) should be equal to "
+          f"source.size(dim): ({got[d]}), for dim: {d}")
+    raise RuntimeError(
+        f"source tensor shape must match self tensor shape, excluding the "
+        f"specified dimension. Got self.shape = {shape} source.shape = "
+        f"{got}")
+  if got and len(got) != len(shape):
+    raise IndexError(
+        f"{what}: When source and destination are not scalars, their "
+        f"dimensionality must match. Source dimensionality ({len(got)}), "
+        f"destination dimensionality ({len(shape)})")
+  if got and got[d] != n:
+    raise IndexError(f"{what}: Number of indices ({n}) should be equal to "
+                     f"source.size(dim) ({got[d]})")
+  rest = [s for i, s in enumerate(shape) if i != d]
+  source_rest = [s for i, s in enumerate(got) if i != d]
+  raise RuntimeError(
+      f"{what}: Source/destination tensor must have same slice shapes. "
+      f"Destination slice shape: {_sizes(rest)} at dimension {d} and source "
+      f"slice shape: {_sizes(source_rest)} at dimension 0.")
+
+
+def _sizes(sizes):
+  return str(sizes[0]) if len(sizes) == 1 else str(sizes)
 
 
 def _vector(t):

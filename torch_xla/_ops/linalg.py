@@ -163,13 +163,25 @@ def _scale_and_add(name, self, product, beta, alpha, out_dims):
   try:
     s = _ir.broadcast_to(_ir.convert(xt_of(self), acc), out_dims)
   except RuntimeError:
-    raise RuntimeError(
-        f"{name}: The expanded size of the tensor ({self.shape}) must match "
-        f"the result size {out_dims}") from None
+    raise RuntimeError(f"{name}: {_expand_error(list(self.shape), out_dims)}"
+                      ) from None
   if beta != 1:
     s = _ir.binary("multiply", s,
                    _ir.broadcast_to(scalar(beta, acc, device), out_dims))
   return _ir.convert(_ir.binary("add", s, product), code)
+
+
+def _expand_error(shape, target):
+  """Eager's text for expanding `shape` to `target` (which fails)."""
+  lead = len(target) - len(shape)
+  for i in range(len(target) - 1, -1, -1):
+    size = shape[i - lead] if i >= lead else 1
+    if size != 1 and size != target[i]:
+      return (f"The expanded size of the tensor ({target[i]}) must match "
+              f"the existing size ({size}) at non-singleton dimension {i}.  "
+              f"Target sizes: {list(target)}.  Tensor sizes: {shape}")
+  return (f"the number of sizes provided ({len(target)}) must be greater or "
+          f"equal to the number of dimensions in the tensor ({len(shape)})")
 
 
 def _addmm_value(self, a, b, beta, alpha):

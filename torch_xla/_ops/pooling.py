@@ -334,13 +334,21 @@ def avg_pool3d_backward(grad, x, kernel_size, stride, padding, ceil_mode,
                             divisor_override, 3)
 
 
-def _adaptive_size(x, output_size, n=2):
-  """The output's n spatial sizes (None: the input's), checked as eager."""
+def _adaptive_size(x, output_size, n=2, name=None):
+  """The output's n spatial sizes (None: the input's), checked as eager
+  (name: the op, adaptive_avg_pool{n}d by default)."""
+  name = name or f"adaptive_avg_pool{n}d"
   size = _tuple(output_size, "output_size", n)
-  if x.dim() not in (n + 1, n + 2) or any(s == 0 for s in x.shape[-n:]):
+  if x.dim() not in (n + 1, n + 2):
     raise RuntimeError(
-        f"adaptive_avg_pool{n}d(): Expected {n + 1}D or {n + 2}D tensor, but "
-        f"got {list(x.shape)}")
+        f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got "
+        f"{list(x.shape)}")
+  for d in range(x.dim() - n - 1, x.dim()):
+    if x.shape[d] == 0:
+      raise RuntimeError(
+          f"{name}(): Expected input to have non-zero size for non-batch "
+          f"dimensions, but input has sizes {list(x.shape)} with dimension "
+          f"{d} being empty")
   if any(s is None for s in size):
     size = [x.shape[-n + i] if s is None else s for i, s in enumerate(size)]
   if any(s < 0 for s in size):
@@ -504,7 +512,7 @@ def adaptive_max_pool2d(x, output_size):
   every window is visited at its longest length, short ones repeating
   their last row/column (repeats come after the original in row-major
   order, so they never change the first maximum or its index)."""
-  out = _adaptive_size(x, output_size)
+  out = _adaptive_size(x, output_size, name="adaptive_max_pool2d")
   v = xt_of(x)
   code = v.dtype
   if code not in _ir.FLOAT_CODES:
