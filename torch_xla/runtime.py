@@ -127,7 +127,9 @@ def plugin_api_version() -> str:
 
 def use_spmd() -> None:
   """Switches to SPMD mode (same as XLA_USE_SPMD=1): every tensor lives on
-  the virtual device xla:0, backed by all devices (CPU_NUM_DEVICES on CPU).
+  the virtual device xla:0, backed by all devices (CPU_NUM_DEVICES on CPU;
+  in a job of several processes every process's devices, each process
+  holding its own devices' shards: docs/pods.md).
   Call it before moving tensors to XLA. Sets XLA_USE_SPMD=1 in the
   environment, as upstream does, so that code (and child processes) reading
   it see the mode."""

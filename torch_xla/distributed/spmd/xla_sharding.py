@@ -40,7 +40,8 @@ class Mesh:
 
   Args:
     device_ids: the device ordinals, row-major over the mesh (a permutation
-      of a subset of range(device count)).
+      of a subset of range(device count); in a job of several processes
+      the ordinals of the global device list, every process's devices).
     mesh_shape: the mesh dimensions; their product is len(device_ids).
     axis_names: optional unique names, one per mesh dimension.
 
@@ -63,7 +64,9 @@ class Mesh:
     bad = [int(i) for i in ids if i < 0 or i >= count]
     if bad:
       raise ValueError(f"Mesh: device ids {bad} are out of range: the "
-                       f"runtime has {count} devices (CPU_NUM_DEVICES)")
+                       f"runtime has {count} devices (CPU_NUM_DEVICES; in "
+                       f"a job of several processes, every process's "
+                       f"devices)")
     if axis_names is not None:
       axis_names = tuple(axis_names)
       if len(axis_names) != len(mesh_shape):
