@@ -4,14 +4,19 @@
 // Values are checked against eager PyTorch in test/python
 // (test_fast_rules.py and the ops tests), through both callers.
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "torch_xla/csrc/ops/arithmetic_ops.h"
+#include "torch_xla/csrc/ops/index_ops.h"
 #include "torch_xla/csrc/ops/linalg_ops.h"
+#include "torch_xla/csrc/ops/loss_ops.h"
 #include "torch_xla/csrc/ops/nn_ops.h"
+#include "torch_xla/csrc/ops/norm_ops.h"
 #include "torch_xla/csrc/ops/optim_ops.h"
 #include "torch_xla/csrc/ops/reduction_ops.h"
 #include "torch_xla/csrc/ops/softmax_ops.h"
@@ -122,6 +127,87 @@ TEST(OpsTest, OptimizerUpdatesRoundOnceToTheResultDtype) {
                          Value(), DType::kBF16))
                 .shape(),
             Shape(DType::kBF16, {2, 3}));
+}
+
+TEST(OpsTest, NllLossReducesToScalarsInTheInputDtype) {
+  Value x = Leaf(DType::kBF16, {4, 5}), target = Leaf(DType::kI64, {4});
+  Value ignore = Leaf(DType::kI64, {});
+  ops::NllLossResult mean = Ok(ops::NllLoss(x, target, Value(),
+                                            ops::Reduction::kMean, ignore));
+  EXPECT_EQ(mean.loss.shape(), Shape(DType::kBF16, {}));
+  EXPECT_EQ(mean.total_weight.shape(), Shape(DType::kBF16, {}));
+  ops::NllLossResult none = Ok(ops::NllLoss(
+      x, target, Leaf(DType::kF32, {5}), ops::Reduction::kNone, ignore));
+  EXPECT_EQ(none.loss.shape(), Shape(DType::kBF16, {4}));
+  Value grad = Ok(ops::NllLossBackward(Leaf(DType::kBF16, {}), x, target,
+                                       Value(), ops::Reduction::kMean, ignore,
+                                       mean.total_weight));
+  EXPECT_EQ(grad.shape(), Shape(DType::kBF16, {4, 5}));
+  // A target of the wrong shape, a weight not of [C], a bad reduction.
+  EXPECT_FALSE(ops::NllLoss(x, Leaf(DType::kI64, {5}), Value(),
+                            ops::Reduction::kSum, ignore)
+                   .ok());
+  EXPECT_FALSE(ops::NllLoss(x, target, Leaf(DType::kF32, {4}),
+                            ops::Reduction::kSum, ignore)
+                   .ok());
+  EXPECT_FALSE(ops::ReductionFromCode(3).ok());
+}
+
+TEST(OpsTest, MseLossBroadcastsAndRoundsOnce) {
+  Value out = Ok(ops::MseLoss(Leaf(DType::kF16, {3, 1}), Leaf(DType::kF16, {4}),
+                              ops::Reduction::kNone));
+  EXPECT_EQ(out.shape(), Shape(DType::kF16, {3, 4}));
+  EXPECT_EQ(out.node->kind(), OpKind::kConvert);
+  Value grad = Ok(ops::MseLossBackward(Leaf(DType::kF32, {}),
+                                       Leaf(DType::kF32, {3, 4}),
+                                       Leaf(DType::kF32, {3, 4}),
+                                       ops::Reduction::kMean));
+  EXPECT_EQ(grad.shape(), Shape(DType::kF32, {3, 4}));
+}
+
+TEST(OpsTest, LayerNormKeepsStatisticsAndGivesOnlyTheAskedGradients) {
+  Value x = Leaf(DType::kBF16, {2, 3, 8});
+  std::array<Value, 3> out =
+      Ok(ops::LayerNorm(x, 2, Leaf(DType::kBF16, {8}), Value(),
+                        Leaf(DType::kF32, {})));
+  EXPECT_EQ(out[0].shape(), Shape(DType::kBF16, {2, 3, 8}));
+  EXPECT_EQ(out[1].shape(), Shape(DType::kBF16, {2, 3, 1}));
+  EXPECT_EQ(out[2].shape(), Shape(DType::kBF16, {2, 3, 1}));
+  std::array<Value, 3> grads = Ok(ops::LayerNormBackward(
+      x, x, 2, out[1], out[2], Leaf(DType::kF32, {8}), Value(),
+      {false, true, true}));
+  EXPECT_FALSE(grads[0]);
+  EXPECT_EQ(grads[1].shape(), Shape(DType::kF32, {8}));
+  EXPECT_FALSE(grads[2]);  // no bias
+  EXPECT_FALSE(ops::LayerNorm(x, 4, Value(), Value(), Leaf(DType::kF32, {}))
+                   .ok());
+}
+
+TEST(OpsTest, EmbeddingGathersRowsAndItsGradientScattersThem) {
+  Value table = Leaf(DType::kF32, {10, 4});
+  EXPECT_EQ(Ok(ops::Embedding(table, Leaf(DType::kI32, {2, 3}))).shape(),
+            Shape(DType::kF32, {2, 3, 4}));
+  EXPECT_FALSE(ops::Embedding(Leaf(DType::kF32, {10}), Leaf(DType::kI64, {2}))
+                   .ok());
+  Value grad = Ok(ops::EmbeddingBackward(Leaf(DType::kF32, {2, 3, 4}),
+                                         Leaf(DType::kI64, {2, 3}), 10,
+                                         Leaf(DType::kI64, {}), true));
+  EXPECT_EQ(grad.shape(), Shape(DType::kF32, {10, 4}));
+  EXPECT_EQ(grad.node->kind(), OpKind::kScatter);
+  EXPECT_FALSE(ops::EmbeddingBackward(Leaf(DType::kF32, {2, 4}),
+                                      Leaf(DType::kI64, {3}), 10, Value(),
+                                      false)
+                   .ok());
+}
+
+TEST(OpsTest, IndexOutOfRangeIsOnePredicate) {
+  Value bad = Ok(ops::IndexOutOfRange(Leaf(DType::kI32, {3, 2}), 0, 5, -100));
+  EXPECT_EQ(bad.shape(), Shape(DType::kBool, {}));
+  EXPECT_EQ(bad.node->kind(), OpKind::kReduce);
+  EXPECT_EQ(Ok(ops::IndexOutOfRange(Leaf(DType::kI64, {}), -5, 5,
+                                    std::nullopt))
+                .node->kind(),
+            OpKind::kOr);
 }
 
 }  // namespace

@@ -1,12 +1,14 @@
 """Embedding lookups (embedding, embedding_renorm_) and the embedding
-gradient (embedding_dense_backward), as gathers and scatters of rows.
-Indices known on the host are checked as eager checks them."""
+gradient (embedding_dense_backward), as gathers and scatters of rows:
+embedding and its gradient are built in C++ (torch_xla/csrc/ops/
+index_ops.h), one _XLAC call each. Indices known on the host are checked
+as eager checks them, others by a device-side check."""
 
 import torch
 
-from torch_xla import _ir
+from torch_xla import _XLAC, _ir
 from torch_xla._ops._common import code_of, literal, scalar
-from torch_xla._ops.index_util import index_value, gather_dim, scatter_dim
+from torch_xla._ops.index_util import checked_index, index_value, scatter_dim
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import commit, wrap, xt_of
 
@@ -24,14 +26,11 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False,
         f"{indices.type()} instead (while checking arguments for embedding)")
   if weight.dim() != 2:
     raise RuntimeError("'weight' must be 2-D")
-  rank = indices.dim()
-  idx = index_value(indices, weight.device.index,
-                    (weight.shape[0], 0, False, "index out of range in self"),
-                    op="embedding")
-  return wrap(
-      _ir.gather(xt_of(weight), idx, offset_dims=[rank], collapsed_dims=[0],
-                 start_index_map=[0], index_vec_dim=rank,
-                 slice_sizes=[1, weight.shape[1]]))
+  idx = checked_index(
+      indices, weight.device.index,
+      (weight.shape[0], 0, False, "index out of range in self"),
+      op="embedding")
+  return _XLAC._embedding(weight, idx)  # one gather: ops/index_ops.h
 
 
 @op(aten.embedding_renorm_.default)
@@ -64,24 +63,10 @@ def embedding_renorm_(weight, indices, max_norm, norm_type):
 @op(aten.embedding_dense_backward.default)
 def embedding_dense_backward(grad, indices, num_weights, padding_idx,
                              scale_grad_by_freq):
-  """Rows of grad summed into their weight rows (scatter-add); rows of
-  padding_idx get nothing; scale_grad_by_freq divides by the counts."""
-  device = grad.device.index
-  dim = grad.shape[-1]
-  n = indices.numel()
-  g = _ir.reshape(xt_of(grad), [n, dim])
-  idx = _ir.reshape(index_value(indices, device), [n])
-  code = g.dtype
-  zeros = literal(0, code, [num_weights, dim], device)
-  if scale_grad_by_freq:
-    counts = scatter_dim(
-        literal(0, code, [num_weights], device), 0, idx,
-        literal(1, code, [n], device), "add")
-    per_row = gather_dim(counts, 0, idx)  # [n]
-    g = _ir.binary("divide", g,
-                   _ir.broadcast_in_dim(per_row, [n, dim], [0]))
-  if padding_idx is not None and padding_idx >= 0:
-    pad = _ir.broadcast_to(scalar(padding_idx, _ir.S64, device), [n])
-    keep = _ir.broadcast_in_dim(_ir.compare(idx, pad, "NE"), [n, dim], [0])
-    g = _ir.select(keep, g, literal(0, code, [n, dim], device))
-  return wrap(scatter_dim(zeros, 0, idx, g, "add"))
+  """Rows of grad summed into their weight rows (one scatter-add,
+  ops/index_ops.h); rows of padding_idx get nothing; scale_grad_by_freq
+  divides by the counts."""
+  idx = checked_index(indices, grad.device.index)
+  pad = padding_idx if padding_idx is not None and padding_idx >= 0 else None
+  return _XLAC._embedding_backward(grad, idx, num_weights, pad,
+                                   scale_grad_by_freq)

@@ -8,14 +8,21 @@ import warnings
 
 import torch
 
-from torch_xla import _ir
+from torch_xla import _XLAC, _ir
 from torch_xla._ops._common import check_same_device, code_of, literal, scalar
 from torch_xla._tensor import XlaTensor, xt_of
 
 
 def index_value(t, device, bounds=None, op=None, error=IndexError):
   """An index tensor as an s64 handle (cpu index tensors are allowed, as in
-  eager on accelerators).
+  eager on accelerators), checked as `checked_index` checks it."""
+  return _ir.convert(xt_of(checked_index(t, device, bounds, op, error)),
+                     _ir.S64)
+
+
+def checked_index(t, device, bounds=None, op=None, error=IndexError):
+  """An index tensor as an 'xla' tensor (a cpu one is uploaded), for a
+  builder binding to take as it is (embedding.py).
 
   bounds: None, or (size, dim, negative_ok, message) to check index values
   as eager does (IndexError). Values known on the host (a cpu tensor, or an
@@ -29,23 +36,21 @@ def index_value(t, device, bounds=None, op=None, error=IndexError):
   scatter raise RuntimeError).
   """
   if isinstance(t, XlaTensor):
-    v = xt_of(t)
     if bounds is not None and t.numel():
       known = host_range(t)
       if known is not None:
         check_bounds(known[0], known[1], None, *bounds, error=error)
-      else:
-        check_on_device(v, *bounds, op=op)
-  elif isinstance(t, torch.Tensor):
+      elif not bounded_by(t, -bounds[0] if bounds[2] else 0, bounds[0]):
+        check_on_device(xt_of(t), *bounds, op=op)
+    return t
+  if isinstance(t, torch.Tensor):
     if t.device.type != "cpu":
       raise RuntimeError(f"indices on {t.device} cannot index an xla tensor")
     if bounds is not None and t.numel():
       check_bounds(int(t.min()), int(t.max()), t, *bounds, error=error)
     from torch_xla._ops import copy_ops
-    v = xt_of(copy_ops.from_host(t, device))
-  else:
-    raise TypeError(f"expected an index tensor, got {type(t).__name__}")
-  return _ir.convert(v, _ir.S64)
+    return copy_ops.from_host(t, device)
+  raise TypeError(f"expected an index tensor, got {type(t).__name__}")
 
 
 # Integer uploads up to this many elements remember their range on the
@@ -76,11 +81,27 @@ def host_range(t):
   uploaded from the host, else None."""
   if t._view is not None:
     return None
-  xt = t._xt
+  return _uploaded_range(t._xt)
+
+
+def _uploaded_range(xt):
   known = _HOST_RANGES.get(xt.id)
   if known is None or known[0] != xt.version:  # written since
     return None
   return known[1], known[2]
+
+
+def bounded_by(t, low, high):
+  """True when the host knows that every value of the 'xla' tensor `t` is
+  in [low, high): its uploaded range says so, or `t` is a view (of the same
+  dtype, so its values are some of its root's) of a root whose does
+  (`labels.view(-1)` of uploaded labels needs no device-side check)."""
+  if t._view is None:
+    known = _uploaded_range(t._xt)
+  else:
+    root = t._view.root
+    known = _uploaded_range(root) if root.dtype == t._xt.dtype else None
+  return known is not None and low <= known[0] and known[1] < high
 
 
 def check_on_device(v, size, dim, negative_ok, message, op=None,
@@ -93,16 +114,8 @@ def check_on_device(v, size, dim, negative_ok, message, op=None,
     # Traced on placeholders (a scan body, assume_pure): the trace never
     # runs by itself, so a check here could never be read. Not checked.
     return
-  v = _ir.convert(v, _ir.S64)
   low = -size if negative_ok else 0
-  outside = _ir.binary(
-      "or", _ir.compare(v, literal(low, _ir.S64, v.dims, v.device), "LT"),
-      _ir.compare(v, literal(size, _ir.S64, v.dims, v.device), "GE"))
-  if exempt is not None:
-    outside = _ir.binary(
-        "and", outside,
-        _ir.compare(v, literal(exempt, _ir.S64, v.dims, v.device), "NE"))
-  bad = _ir.reduce(outside, range(len(v.dims)), "or")
+  bad = _XLAC._index_out_of_range(v, low, size, exempt)  # ops/index_ops.h
   if isinstance(message, str) and not isinstance(message, Prefix):
     text = message
   elif callable(message):

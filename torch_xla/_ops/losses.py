@@ -4,12 +4,12 @@ logits), smooth L1 and Huber, forward and backward.
 cross_entropy, l1_loss and kl_div are composite in ATen: they arrive as
 log_softmax + nll_loss (or elementwise ops and reductions) and need no rule.
 
-nll_loss picks the target class with a one-hot mask (iota == target)
-instead of a gather: one fused compare/select/reduce that XLA handles well
-even for large vocabularies, and whose backward is the same mask. Eager
-raises for a target outside [0, C); here such a target (other than
-ignore_index) contributes 0 to the loss and its weight to nothing, because
-checking it would need the target's value on the host.
+nll_loss and mse_loss (forward and backward) are built in C++
+(torch_xla/csrc/ops/loss_ops.h), one _XLAC call per op; their rules here
+check arguments and raise eager's errors. nll_loss picks the target class
+with a one-hot mask (iota == target) instead of a gather. A target outside
+[0, C) that is not ignore_index raises eager's IndexError: at once when the
+host knows the targets, else by a device-side check (docs/device_checks.md).
 
 Like the other families, bf16/f16 compute in f32 and round at the end.
 """
@@ -18,15 +18,14 @@ import math
 
 import torch
 
-from torch_xla import _dtypes, _ir
+from torch_xla import _XLAC, _dtypes, _ir
 from torch_xla._ops import index_util
 from torch_xla._ops._common import (broadcast_shapes, check_same_device,
-                                    code_of, literal, literal_like, scalar)
+                                    code_of, literal_like, scalar)
 from torch_xla._ops.reductions import acc_code
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import XlaTensor, wrap, xt_of
 
-S64 = _ir.S64
 _NONE, _MEAN, _SUM = 0, 1, 2
 
 
@@ -97,26 +96,6 @@ def _nll_layout(name, x, target, weight):
   return cd, [i for i in range(x.dim()) if i != cd]
 
 
-def _nll_mask_and_weight(x, target, weight, ignore_index, acc):
-  """(one-hot pred mask shaped like x, per-target weight shaped like
-  target, both in acc) for nll_loss forward and backward."""
-  cd, rest = _nll_layout("nll_loss", x, target, weight)
-  shape = list(x.shape)
-  device = x.device.index
-  t = _ir.convert(xt_of(target), S64)
-  onehot = _ir.compare(
-      _ir.broadcast_in_dim(t, shape, rest), _ir.iota(S64, shape, cd, device),
-      "EQ")
-  if weight is not None:
-    w = _ir.broadcast_in_dim(_ir.convert(xt_of(weight), acc), shape, [cd])
-  else:
-    w = literal(1, acc, shape, device)
-  w_t = _ir.reduce(_ir.select(onehot, w, literal_like(0, acc, w)), [cd], "sum")
-  ignored = _ir.compare(t, _scalar_like(ignore_index, t), "EQ")
-  w_t = _ir.select(ignored, literal_like(0, acc, w_t), w_t)
-  return onehot, w_t, cd, rest
-
-
 def _scalar_like(value, like):
   """A scalar parameter of like's element type broadcast to its shape."""
   return _ir.broadcast_to(scalar(value, like.dtype, like.device), like.dims)
@@ -132,6 +111,8 @@ def _check_targets(x, target, ignore_index):
   classes = x.shape[0 if x.dim() == 1 else 1]
   if isinstance(target, XlaTensor):
     known = index_util.host_range(target)
+    if known is None and index_util.bounded_by(target, 0, classes):
+      return
   else:  # a cpu 0-dim target (check_same_device allows it)
     known = (int(target), int(target))
   if known is not None:
@@ -146,43 +127,30 @@ def _check_targets(x, target, ignore_index):
                              exempt=ignore_index)
 
 
+def _on_device(target, x):
+  """The target as an 'xla' tensor (a cpu 0-dim one is uploaded)."""
+  if isinstance(target, XlaTensor):
+    return target
+  from torch_xla._ops import copy_ops
+  return copy_ops.from_host(target, x.device.index)
+
+
 def _nll_forward(x, target, weight, reduction, ignore_index):
   _check_reduction("nll_loss", reduction)
+  _nll_layout("nll_loss", x, target, weight)
   _check_targets(x, target, ignore_index)
-  code = code_of(x.dtype)
-  acc = acc_code(code)
-  onehot, w_t, cd, _ = _nll_mask_and_weight(x, target, weight, ignore_index,
-                                            acc)
-  v = _ir.convert(xt_of(x), acc)
-  picked = _ir.reduce(_ir.select(onehot, v, literal_like(0, acc, v)), [cd], "sum")
-  loss = _ir.unary("negate", _ir.binary("multiply", picked, w_t))
-  if reduction == _NONE:
-    total_weight = literal(0, code, [], x.device.index)
-    return wrap(_ir.convert(loss, code)), wrap(total_weight)
-  dims = list(range(len(loss.dims)))
-  total = _ir.reduce(loss, dims, "sum") if dims else loss
-  total_weight = _ir.reduce(w_t, dims, "sum") if dims else w_t
-  if reduction == _MEAN:
-    total = _ir.binary("divide", total, total_weight)
-  return wrap(_ir.convert(total, code)), wrap(_ir.convert(total_weight, code))
+  # One-hot mask, weights and reduction: ops/loss_ops.h.
+  return _XLAC._nll_loss(x, _on_device(target, x), weight, reduction,
+                         ignore_index)
 
 
 def _nll_backward(grad_output, x, target, weight, reduction, ignore_index,
                   total_weight):
   _check_reduction("nll_loss_backward", reduction)
-  code = code_of(x.dtype)
-  acc = acc_code(code)
-  onehot, w_t, _, rest = _nll_mask_and_weight(x, target, weight,
-                                              ignore_index, acc)
-  g = _ir.broadcast_to(_ir.convert(xt_of(grad_output), acc), w_t.dims)
-  if reduction == _MEAN:
-    tw = _ir.broadcast_to(_ir.convert(xt_of(total_weight), acc), w_t.dims)
-    g = _ir.binary("divide", g, tw)
-  coef = _ir.unary("negate", _ir.binary("multiply", w_t, g))
-  shape = list(x.shape)
-  grad = _ir.select(onehot, _ir.broadcast_in_dim(coef, shape, rest),
-                    literal(0, acc, shape, x.device.index))
-  return wrap(_ir.convert(grad, code))
+  _nll_layout("nll_loss", x, target, weight)
+  return _XLAC._nll_loss_backward(grad_output, x, _on_device(target, x),
+                                  weight, reduction, ignore_index,
+                                  total_weight)
 
 
 @op(aten.nll_loss_forward.default)
@@ -215,21 +183,15 @@ def nll_loss_backward(grad_output, x, target, weight, reduction, ignore_index,
 @op(aten.mse_loss.default)
 def mse_loss(x, target, reduction=_MEAN):
   _check_reduction("mse_loss", reduction)
-  (v, t), code = _acc_operands(x, target)
-  d = _ir.binary("subtract", v, t)
-  return wrap(
-      _ir.convert(_reduce_loss(_ir.binary("multiply", d, d), reduction), code))
+  check_same_device("mse_loss", target)
+  return _XLAC._mse_loss(x, target, reduction)  # ops/loss_ops.h
 
 
 @op(aten.mse_loss_backward.default)
 def mse_loss_backward(grad_output, x, target, reduction):
-  (v, t), code = _acc_operands(x, target)
-  d = _ir.binary("subtract", v, t)
-  two_d = _ir.binary("multiply", literal_like(2, d.dtype, d), d)
-  return wrap(
-      _ir.convert(
-          _ir.binary("multiply", two_d, _grad_scale(grad_output, reduction,
-                                                    d)), code))
+  _check_reduction("mse_loss_backward", reduction)
+  check_same_device("mse_loss_backward", target)
+  return _XLAC._mse_loss_backward(grad_output, x, target, reduction)
 
 
 def _abs_diff(x, target):

@@ -4,7 +4,8 @@ All of them compute in f32 for bf16/f16 inputs and round once at the end,
 as eager's CPU kernels do. Softmax subtracts the row max first, so large
 logits never overflow exp(); softmax, log_softmax and their backwards are
 built in C++ (torch_xla/csrc/ops/softmax_ops.h) by the builders the C++
-fast rules call too. eps and momentum are scalar parameters (a new
+fast rules call too; layer norm and its backward likewise (ops/norm_ops.h),
+one _XLAC call each. eps and momentum are scalar parameters (a new
 value never recompiles); element counts are literals.
 
 Batch norm updates the running statistics in place (commit), as eager does.
@@ -145,18 +146,7 @@ def _affine(v, weight, bias, axis):
 @op(aten.native_layer_norm.default)
 def native_layer_norm(x, normalized_shape, weight, bias, eps):
   axis = _normalized_axis(x, normalized_shape)
-  code = code_of(x.dtype)
-  acc = acc_code(code)
-  v = _ir.convert(xt_of(x), acc)
-  dims = list(range(axis, x.dim()))
-  mean = _mean_into(v, dims)
-  centered = _bin("subtract", v, mean)
-  var = _mean_into(_ir.binary("multiply", centered, centered), dims)
-  eps_ = _ir.broadcast_to(scalar(eps, acc, x.device.index), var.dims)
-  rstd = _ir.unary("rsqrt", _ir.binary("add", var, eps_))
-  out = _affine(_bin("multiply", centered, rstd), weight, bias, axis)
-  return (wrap(_ir.convert(out, code)), wrap(_ir.convert(mean, code)),
-          wrap(_ir.convert(rstd, code)))
+  return _XLAC._layer_norm(x, axis, weight, bias, eps)  # ops/norm_ops.h
 
 
 def _per_feature_grads(grad, x_hat, weight, bias, batch_dims, output_mask):
@@ -190,25 +180,8 @@ def _normalized_input_grad(g, x_hat, rstd, dims):
 def native_layer_norm_backward(grad_out, x, normalized_shape, mean, rstd,
                                weight, bias, output_mask):
   axis = _normalized_axis(x, normalized_shape)
-  code = code_of(x.dtype)
-  acc = acc_code(code)
-  v = _ir.convert(xt_of(x), acc)
-  g = _ir.convert(xt_of(grad_out), acc)
-  mean_ = _ir.convert(xt_of(mean), acc)
-  rstd_ = _ir.convert(xt_of(rstd), acc)
-  x_hat = _bin("multiply", _bin("subtract", v, mean_), rstd_)
-  grad_input = None
-  if output_mask[0]:
-    dims = list(range(axis, x.dim()))
-    gx = g
-    w = _param(weight, acc, v.dims, dims)
-    if w is not None:
-      gx = _ir.binary("multiply", g, w)
-    grad_input = wrap(
-        _ir.convert(_normalized_input_grad(gx, x_hat, rstd_, dims), code))
-  grad_weight, grad_bias = _per_feature_grads(g, x_hat, weight, bias,
-                                              list(range(axis)), output_mask)
-  return grad_input, grad_weight, grad_bias
+  return _XLAC._layer_norm_backward(grad_out, x, axis, mean, rstd, weight,
+                                    bias, list(output_mask))
 
 
 @op(aten._fused_rms_norm.default)

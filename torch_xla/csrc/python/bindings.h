@@ -29,6 +29,8 @@ void InitStableHloBindings(pybind11::module_& m);
 void InitCallBindings(pybind11::module_& m);
 void InitSpmdBindings(pybind11::module_& m);
 void InitDistributedBindings(pybind11::module_& m);
+// nn_op_bindings.cc: losses, layer norm, embedding (ops/loss_ops.h & co.).
+void InitNnOpBindings(pybind11::module_& m);
 
 // A DType code from Python; InvalidArgument (ValueError) for an unknown one.
 absl::StatusOr<DType> DTypeFromCode(int64_t code);

@@ -11,6 +11,7 @@ PYBIND11_MODULE(_XLAC, m) {
   torch_xla::python::InitTensorBindings(m);
   torch_xla::python::InitElementwiseBindings(m);
   torch_xla::python::InitOpBindings(m);
+  torch_xla::python::InitNnOpBindings(m);
   torch_xla::python::InitLoweringBindings(m);
   torch_xla::python::InitViewBindings(m);
   torch_xla::python::InitDispatchBindings(m);

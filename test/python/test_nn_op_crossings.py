@@ -1,0 +1,127 @@
+"""The nn ops whose Python rule calls a C++ core builder (torch_xla/csrc/ops:
+loss_ops, norm_ops, index_ops) cross from Python into C++ once per op: the
+rule checks arguments and makes ONE _XLAC call that returns the wrapped
+'xla' tensor(s). A rule that went back to composing IR in Python (one
+_XLAC call per node, then a wrap) fails here. Crossings are counted with
+sys.setprofile, as calls of _XLAC functions while the op runs.
+
+Values are compared with eager in test/python/ops (test_losses.py,
+test_normalization.py, ...); here a few sanity values only."""
+
+import sys
+
+import pytest
+import torch
+
+import torch_xla
+from torch_xla import _XLAC
+
+aten = torch.ops.aten
+DEV = torch_xla.device()
+
+
+def _crossings(fn):
+  """(result, names of the _XLAC functions `fn` called), after one warm-up
+  call (first calls build caches)."""
+  fn()
+  names = []
+
+  def profile(frame, event, arg):
+    if event == "c_call" and (getattr(arg, "__self__", None) is _XLAC or
+                              "torch_xla" in (arg.__module__ or "")):
+      names.append(arg.__name__)
+
+  sys.setprofile(profile)
+  try:
+    result = fn()
+  finally:
+    sys.setprofile(None)
+  return result, names
+
+
+def _host(t):
+  """An 'xla' copy of the cpu tensor `t` (its index range is known)."""
+  return t.to(DEV)
+
+
+def _logits():
+  torch.manual_seed(0)
+  x = torch.randn(6, 5)
+  return x, _host(x.log_softmax(1))
+
+
+def _cases():
+  x, lp = _logits()
+  target = _host(torch.tensor([0, 4, 2, 1, 3, 2]))
+  weight = _host(torch.rand(5))
+  total = _host(torch.tensor(6.0))
+  one = _host(torch.tensor(1.0))
+  lp4 = _host(torch.randn(2, 5, 3, 3).log_softmax(1))
+  target4 = _host(torch.randint(0, 5, (2, 3, 3)))
+  y = _host(torch.randn(6, 5))
+  ln_x = _host(torch.randn(4, 3, 8))
+  ln_w, ln_b = _host(torch.randn(8)), _host(torch.randn(8))
+  mean, rstd = _host(torch.randn(4, 3, 1)), _host(torch.rand(4, 3, 1) + 1)
+  table = _host(torch.randn(10, 4))
+  idx = _host(torch.randint(0, 10, (3, 5)))
+  emb_grad = _host(torch.randn(3, 5, 4))
+  return {
+      "nll_loss_forward_mean": lambda: aten.nll_loss_forward(
+          lp, target, None, 1, -100),
+      "nll_loss_forward_weighted_none": lambda: aten.nll_loss_forward(
+          lp, target, weight, 0, 2),
+      "nll_loss_forward_view_target": lambda: aten.nll_loss_forward(
+          lp, target.view(2, 3).view(-1), None, 2, -100),
+      "nll_loss2d_forward": lambda: aten.nll_loss2d_forward(
+          lp4, target4, None, 1, -100),
+      "nll_loss_backward": lambda: aten.nll_loss_backward(
+          one, lp, target, weight, 1, -100, total),
+      "mse_loss": lambda: aten.mse_loss(lp, y, 1),
+      "mse_loss_backward": lambda: aten.mse_loss_backward(
+          one, lp, y, 1),
+      "native_layer_norm": lambda: aten.native_layer_norm(
+          ln_x, [8], ln_w, ln_b, 1e-5),
+      "native_layer_norm_no_affine": lambda: aten.native_layer_norm(
+          ln_x, [3, 8], None, None, 1e-5),
+      "native_layer_norm_backward": lambda: aten.native_layer_norm_backward(
+          ln_x, ln_x, [8], mean, rstd, ln_w, ln_b, [True, True, True]),
+      "embedding": lambda: aten.embedding(table, idx),
+      "embedding_dense_backward": lambda: aten.embedding_dense_backward(
+          emb_grad, idx, 10, 2, True),
+  }
+
+
+CASES = _cases()
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_op_crosses_into_cpp_once(name):
+  fn = CASES[name]
+  result, names = _crossings(fn)
+  assert len(names) == 1, f"{name}: {len(names)} crossings: {names}"
+  results = result if isinstance(result, tuple) else (result,)
+  assert all(r is None or r.device.type == "xla" for r in results)
+
+
+def test_values_through_the_builders_match_eager():
+  x, lp = _logits()
+  t = torch.tensor([0, 4, 2, 1, 3, 2])
+  loss = torch.nn.functional.nll_loss(lp, _host(t).view(-1))
+  torch.testing.assert_close(loss.cpu(),
+                             torch.nn.functional.nll_loss(
+                                 x.log_softmax(1), t))
+  table = torch.randn(10, 4)
+  idx = torch.tensor([[1, 9], [2, 2]])
+  torch.testing.assert_close(
+      torch.nn.functional.embedding(_host(idx), _host(table)).cpu(),
+      torch.nn.functional.embedding(idx, table))
+
+
+def test_a_view_of_uploaded_targets_with_a_bad_value_is_still_checked():
+  # The root's range includes 7 (outside 5 classes): the view that skips
+  # it cannot be cleared on the host, and the one that holds it raises.
+  _, lp = _logits()
+  root = _host(torch.tensor([0, 4, 2, 1, 3, 2, 7, 0]))
+  torch.nn.functional.nll_loss(lp, root[:6]).cpu()  # in range: no error
+  with pytest.raises(IndexError, match="nll_loss: a target is out of bounds"):
+    torch.nn.functional.nll_loss(lp, root[2:]).cpu()

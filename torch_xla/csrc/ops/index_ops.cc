@@ -1,0 +1,130 @@
+#include "torch_xla/csrc/ops/index_ops.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "torch_xla/csrc/ir/status_macros.h"
+#include "torch_xla/csrc/ir/value_builders.h"
+#include "torch_xla/csrc/ops/build_util.h"
+
+namespace torch_xla::ops {
+namespace {
+
+// Rows of the 2-d `table` at the 1-d s64 `idx`, or the elements of a 1-d
+// table: one gather along dim 0.
+absl::StatusOr<Value> GatherRows(Value table, Value idx) {
+  std::vector<int64_t> sizes = table.shape().dims;
+  sizes[0] = 1;
+  const int64_t rank = static_cast<int64_t>(sizes.size());
+  const int64_t idx_rank = static_cast<int64_t>(idx.shape().dims.size());
+  std::vector<int64_t> offset_dims = Range(idx_rank, idx_rank + rank - 1);
+  TXLA_ASSIGN_OR_RETURN(
+      NodePtr node,
+      MakeNode(OpKind::kGather, {std::move(table), std::move(idx)},
+               Attrs()
+                   .Set("offset_dims", std::move(offset_dims))
+                   .Set("collapsed_dims", std::vector<int64_t>{0})
+                   .Set("start_index_map", std::vector<int64_t>{0})
+                   .Set("index_vec_dim", idx_rank)
+                   .Set("slice_sizes", std::move(sizes))));
+  return Value(std::move(node));
+}
+
+// `base` with `updates` (one row, or element, per index of the 1-d `idx`)
+// added into its rows.
+absl::StatusOr<Value> ScatterAddRows(Value base, Value idx, Value updates) {
+  const int64_t rank = static_cast<int64_t>(base.shape().dims.size());
+  TXLA_ASSIGN_OR_RETURN(
+      NodePtr node,
+      MakeNode(OpKind::kScatter,
+               {std::move(base), std::move(idx), std::move(updates)},
+               Attrs()
+                   .Set("window_dims", Range(1, rank))
+                   .Set("inserted_dims", std::vector<int64_t>{0})
+                   .Set("scatter_dim_map", std::vector<int64_t>{0})
+                   .Set("index_vec_dim", static_cast<int64_t>(1))
+                   .Set("kind", "add")));
+  return Value(std::move(node));
+}
+
+}  // namespace
+
+absl::StatusOr<Value> Embedding(Value weight, Value indices) {
+  if (weight.shape().dims.size() != 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "embedding: 'weight' must be 2-D, got ", weight.shape().ToString()));
+  }
+  TXLA_ASSIGN_OR_RETURN(Value idx, MakeConvert(std::move(indices),
+                                               DType::kI64));
+  return GatherRows(std::move(weight), std::move(idx));
+}
+
+absl::StatusOr<Value> EmbeddingBackward(Value grad, Value indices,
+                                        int64_t num_weights, Value padding_idx,
+                                        bool scale_grad_by_freq) {
+  int64_t n = 1, grad_count = 1;
+  for (int64_t d : indices.shape().dims) n *= d;
+  const std::vector<int64_t>& grad_dims = grad.shape().dims;
+  for (int64_t d : grad_dims) grad_count *= d;
+  const int64_t dim = grad_dims.empty() ? 0 : grad_dims.back();
+  if (grad_dims.empty() || n * dim != grad_count ||
+      num_weights < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "embedding_dense_backward: grad ", grad.shape().ToString(),
+        " does not hold one row per index of ", indices.shape().ToString(),
+        " (", num_weights, " weights)"));
+  }
+  const DType dtype = grad.shape().dtype;
+  TXLA_ASSIGN_OR_RETURN(Value g, MakeReshape(std::move(grad), {n, dim}));
+  TXLA_ASSIGN_OR_RETURN(Value idx, MakeConvert(std::move(indices),
+                                               DType::kI64));
+  TXLA_ASSIGN_OR_RETURN(idx, MakeReshape(std::move(idx), {n}));
+  if (scale_grad_by_freq) {
+    TXLA_ASSIGN_OR_RETURN(Value none, MakeLiteral(0, dtype, {num_weights}));
+    TXLA_ASSIGN_OR_RETURN(Value ones, MakeLiteral(1, dtype, {n}));
+    TXLA_ASSIGN_OR_RETURN(Value counts,
+                          ScatterAddRows(std::move(none), idx, std::move(ones)));
+    TXLA_ASSIGN_OR_RETURN(Value per_row, GatherRows(std::move(counts), idx));
+    TXLA_ASSIGN_OR_RETURN(Value wide,
+                          BroadcastInDim(std::move(per_row), {n, dim}, {0}));
+    TXLA_ASSIGN_OR_RETURN(g, Apply(OpKind::kDivide, std::move(g),
+                                   std::move(wide)));
+  }
+  if (padding_idx) {
+    TXLA_ASSIGN_OR_RETURN(Value pad, MakeBroadcastTo(std::move(padding_idx),
+                                                     {n}));
+    TXLA_ASSIGN_OR_RETURN(Value keep, Compare(idx, std::move(pad), "NE"));
+    TXLA_ASSIGN_OR_RETURN(keep, BroadcastInDim(std::move(keep), {n, dim}, {0}));
+    TXLA_ASSIGN_OR_RETURN(Value zeros, MakeLiteral(0, dtype, {n, dim}));
+    TXLA_ASSIGN_OR_RETURN(g, Select(std::move(keep), std::move(g),
+                                    std::move(zeros)));
+  }
+  TXLA_ASSIGN_OR_RETURN(Value base, MakeLiteral(0, dtype, {num_weights, dim}));
+  return ScatterAddRows(std::move(base), std::move(idx), std::move(g));
+}
+
+absl::StatusOr<Value> IndexOutOfRange(Value index, int64_t low, int64_t size,
+                                      std::optional<int64_t> exempt) {
+  TXLA_ASSIGN_OR_RETURN(Value v, MakeConvert(std::move(index), DType::kI64));
+  const std::vector<int64_t> dims = v.shape().dims;
+  TXLA_ASSIGN_OR_RETURN(Value lo, MakeLiteral(static_cast<double>(low),
+                                              DType::kI64, dims));
+  TXLA_ASSIGN_OR_RETURN(Value hi, MakeLiteral(static_cast<double>(size),
+                                              DType::kI64, dims));
+  TXLA_ASSIGN_OR_RETURN(Value below, Compare(v, std::move(lo), "LT"));
+  TXLA_ASSIGN_OR_RETURN(Value above, Compare(v, std::move(hi), "GE"));
+  TXLA_ASSIGN_OR_RETURN(Value outside, Apply(OpKind::kOr, std::move(below),
+                                             std::move(above)));
+  if (exempt.has_value()) {
+    TXLA_ASSIGN_OR_RETURN(Value skip, MakeLiteral(static_cast<double>(*exempt),
+                                                  DType::kI64, dims));
+    TXLA_ASSIGN_OR_RETURN(Value counted, Compare(v, std::move(skip), "NE"));
+    TXLA_ASSIGN_OR_RETURN(outside, Apply(OpKind::kAnd, std::move(outside),
+                                         std::move(counted)));
+  }
+  if (dims.empty()) return outside;
+  return MakeReduce(std::move(outside), Range(0, dims.size()), "or", false);
+}
+
+}  // namespace torch_xla::ops

@@ -1,0 +1,38 @@
+#ifndef TORCH_XLA_CSRC_OPS_INDEX_OPS_H_
+#define TORCH_XLA_CSRC_OPS_INDEX_OPS_H_
+
+// Embedding lookups and their gradient, as one gather / one scatter-add of
+// rows, and the predicate of a device-side index check. The callers
+// (torch_xla/_ops/embedding.py, index_util.py through _XLAC._embedding,
+// _embedding_backward and _index_out_of_range) check dtypes and host-known
+// index values and raise eager's errors.
+
+#include <cstdint>
+#include <optional>
+
+#include "absl/status/statusor.h"
+#include "torch_xla/csrc/ir/node.h"
+
+namespace torch_xla::ops {
+
+// weight[indices]: weight [rows, dim], integer indices of any shape ->
+// indices' shape + [dim]. XLA's gather clamps an index out of range (the
+// callers check them).
+absl::StatusOr<Value> Embedding(Value weight, Value indices);
+
+// aten.embedding_dense_backward: the rows of grad ([*indices' shape, dim])
+// summed into zeros [num_weights, dim] at their indices; rows whose index
+// equals `padding_idx` (an s64 0-d value, or null for none) add nothing;
+// with `scale_grad_by_freq` each row is divided by its index's count.
+absl::StatusOr<Value> EmbeddingBackward(Value grad, Value indices,
+                                        int64_t num_weights, Value padding_idx,
+                                        bool scale_grad_by_freq);
+
+// A pred 0-d value: true when some element of the integer `index` is
+// outside [low, size), not counting elements equal to `exempt`.
+absl::StatusOr<Value> IndexOutOfRange(Value index, int64_t low, int64_t size,
+                                      std::optional<int64_t> exempt);
+
+}  // namespace torch_xla::ops
+
+#endif  // TORCH_XLA_CSRC_OPS_INDEX_OPS_H_

@@ -1,0 +1,222 @@
+#include "torch_xla/csrc/ops/loss_ops.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "torch_xla/csrc/ir/status_macros.h"
+#include "torch_xla/csrc/ir/value_builders.h"
+#include "torch_xla/csrc/ops/build_util.h"
+#include "torch_xla/csrc/ops/opmath.h"
+
+namespace torch_xla::ops {
+namespace {
+
+// The loss (acc-typed) summed, or averaged over its element count.
+absl::StatusOr<Value> ReduceLoss(Value loss, Reduction reduction) {
+  if (reduction == Reduction::kNone) return loss;
+  int64_t count = 1;
+  for (int64_t d : loss.shape().dims) count *= d;
+  const std::vector<int64_t> dims = Range(0, loss.shape().dims.size());
+  TXLA_ASSIGN_OR_RETURN(Value total,
+                        dims.empty() ? absl::StatusOr<Value>(loss)
+                                     : MakeReduce(loss, dims, "sum", false));
+  if (reduction == Reduction::kSum) return total;
+  TXLA_ASSIGN_OR_RETURN(
+      Value n, MakeLiteral(static_cast<double>(count), total.shape().dtype, {}));
+  return Apply(OpKind::kDivide, std::move(total), std::move(n));
+}
+
+// The one-hot class mask of nll_loss (pred, x's shape) and each target's
+// weight (acc, target's shape; 0 for ignore_index).
+struct NllMask {
+  Value onehot;
+  Value target_weight;
+  int64_t class_dim;
+  std::vector<int64_t> rest;  // x's dims the target indexes
+};
+
+absl::StatusOr<NllMask> MakeNllMask(const Value& x, Value target, Value weight,
+                                    Value ignore_index, DType acc) {
+  const std::vector<int64_t>& shape = x.shape().dims;
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  const int64_t cd = rank == 1 ? 0 : 1;
+  std::vector<int64_t> rest, expected;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d == cd) continue;
+    rest.push_back(d);
+    expected.push_back(shape[d]);
+  }
+  if (rank == 0 || target.shape().dims != expected ||
+      (weight && weight.shape().dims != std::vector<int64_t>{shape[cd]})) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "nll_loss: expected an input of rank >= 1, a target of shape [",
+        absl::StrJoin(expected, ", "), "] and a weight of [C]; got input ",
+        x.shape().ToString(), ", target ", target.shape().ToString()));
+  }
+  TXLA_ASSIGN_OR_RETURN(Value t, MakeConvert(std::move(target), DType::kI64));
+  TXLA_ASSIGN_OR_RETURN(Value t_wide, BroadcastInDim(t, shape, rest));
+  TXLA_ASSIGN_OR_RETURN(Value classes, Iota(DType::kI64, shape, cd));
+  TXLA_ASSIGN_OR_RETURN(Value onehot, Compare(std::move(t_wide),
+                                              std::move(classes), "EQ"));
+  Value w;
+  if (weight) {
+    TXLA_ASSIGN_OR_RETURN(Value w_acc, MakeConvert(std::move(weight), acc));
+    TXLA_ASSIGN_OR_RETURN(w, BroadcastInDim(std::move(w_acc), shape, {cd}));
+  } else {
+    TXLA_ASSIGN_OR_RETURN(w, MakeLiteral(1, acc, shape));
+  }
+  TXLA_ASSIGN_OR_RETURN(Value zeros, MakeLiteral(0, acc, shape));
+  TXLA_ASSIGN_OR_RETURN(Value picked, Select(onehot, std::move(w),
+                                             std::move(zeros)));
+  TXLA_ASSIGN_OR_RETURN(Value w_t, MakeReduce(std::move(picked), {cd}, "sum",
+                                              /*keep_dims=*/false));
+  TXLA_ASSIGN_OR_RETURN(Value ignore, MakeBroadcastTo(std::move(ignore_index),
+                                                      t.shape().dims));
+  TXLA_ASSIGN_OR_RETURN(Value ignored, Compare(t, std::move(ignore), "EQ"));
+  TXLA_ASSIGN_OR_RETURN(Value none, MakeLiteral(0, acc, w_t.shape().dims));
+  TXLA_ASSIGN_OR_RETURN(w_t, Select(std::move(ignored), std::move(none),
+                                    std::move(w_t)));
+  return NllMask{std::move(onehot), std::move(w_t), cd, std::move(rest)};
+}
+
+// (x acc, target acc) broadcast to one shape.
+absl::StatusOr<std::pair<Value, Value>> AccPair(Value x, Value target,
+                                                DType acc) {
+  TXLA_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
+                        InferBroadcastDims({&x.shape(), &target.shape()}));
+  TXLA_ASSIGN_OR_RETURN(Value v, MakeConvert(std::move(x), acc));
+  TXLA_ASSIGN_OR_RETURN(Value t, MakeConvert(std::move(target), acc));
+  TXLA_ASSIGN_OR_RETURN(v, MakeBroadcastTo(std::move(v), dims));
+  TXLA_ASSIGN_OR_RETURN(t, MakeBroadcastTo(std::move(t), dims));
+  return std::make_pair(std::move(v), std::move(t));
+}
+
+// The upstream gradient (acc) broadcast to `like`, divided by like's
+// element count for kMean.
+absl::StatusOr<Value> GradScale(Value grad, Reduction reduction,
+                                const Value& like) {
+  TXLA_ASSIGN_OR_RETURN(Value g, MakeConvert(std::move(grad),
+                                             like.shape().dtype));
+  TXLA_ASSIGN_OR_RETURN(g, MakeBroadcastTo(std::move(g), like.shape().dims));
+  if (reduction != Reduction::kMean) return g;
+  int64_t count = 1;
+  for (int64_t d : like.shape().dims) count *= d;
+  TXLA_ASSIGN_OR_RETURN(Value n, MakeLiteral(static_cast<double>(count),
+                                             like.shape().dtype,
+                                             like.shape().dims));
+  return Apply(OpKind::kDivide, std::move(g), std::move(n));
+}
+
+}  // namespace
+
+absl::StatusOr<Reduction> ReductionFromCode(int64_t code) {
+  if (code < 0 || code > 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "reduction must be 0 (none), 1 (mean) or 2 (sum), got ", code));
+  }
+  return static_cast<Reduction>(code);
+}
+
+absl::StatusOr<NllLossResult> NllLoss(Value x, Value target, Value weight,
+                                      Reduction reduction,
+                                      Value ignore_index) {
+  const DType dtype = x.shape().dtype;
+  const DType acc = OpMathType(dtype);
+  TXLA_ASSIGN_OR_RETURN(NllMask mask,
+                        MakeNllMask(x, std::move(target), std::move(weight),
+                                    std::move(ignore_index), acc));
+  TXLA_ASSIGN_OR_RETURN(Value v, MakeConvert(std::move(x), acc));
+  TXLA_ASSIGN_OR_RETURN(Value zeros, MakeLiteral(0, acc, v.shape().dims));
+  TXLA_ASSIGN_OR_RETURN(Value chosen, Select(mask.onehot, std::move(v),
+                                             std::move(zeros)));
+  TXLA_ASSIGN_OR_RETURN(Value picked, MakeReduce(std::move(chosen),
+                                                 {mask.class_dim}, "sum",
+                                                 false));
+  TXLA_ASSIGN_OR_RETURN(Value weighted, Apply(OpKind::kMultiply,
+                                              std::move(picked),
+                                              mask.target_weight));
+  TXLA_ASSIGN_OR_RETURN(Value loss, Apply(OpKind::kNegate,
+                                          std::move(weighted)));
+  if (reduction == Reduction::kNone) {
+    TXLA_ASSIGN_OR_RETURN(Value out, MakeConvert(std::move(loss), dtype));
+    TXLA_ASSIGN_OR_RETURN(Value zero, MakeLiteral(0, dtype, {}));
+    return NllLossResult{std::move(out), std::move(zero)};
+  }
+  const std::vector<int64_t> dims = Range(0, loss.shape().dims.size());
+  Value total = std::move(loss), total_weight = std::move(mask.target_weight);
+  if (!dims.empty()) {
+    TXLA_ASSIGN_OR_RETURN(total, MakeReduce(std::move(total), dims, "sum",
+                                            false));
+    TXLA_ASSIGN_OR_RETURN(total_weight, MakeReduce(std::move(total_weight),
+                                                   dims, "sum", false));
+  }
+  if (reduction == Reduction::kMean) {
+    TXLA_ASSIGN_OR_RETURN(total, Apply(OpKind::kDivide, std::move(total),
+                                       total_weight));
+  }
+  TXLA_ASSIGN_OR_RETURN(Value out, MakeConvert(std::move(total), dtype));
+  TXLA_ASSIGN_OR_RETURN(Value tw, MakeConvert(std::move(total_weight), dtype));
+  return NllLossResult{std::move(out), std::move(tw)};
+}
+
+absl::StatusOr<Value> NllLossBackward(Value grad, Value x, Value target,
+                                      Value weight, Reduction reduction,
+                                      Value ignore_index, Value total_weight) {
+  const DType dtype = x.shape().dtype;
+  const DType acc = OpMathType(dtype);
+  TXLA_ASSIGN_OR_RETURN(NllMask mask,
+                        MakeNllMask(x, std::move(target), std::move(weight),
+                                    std::move(ignore_index), acc));
+  const std::vector<int64_t>& w_dims = mask.target_weight.shape().dims;
+  TXLA_ASSIGN_OR_RETURN(Value g, MakeConvert(std::move(grad), acc));
+  TXLA_ASSIGN_OR_RETURN(g, MakeBroadcastTo(std::move(g), w_dims));
+  if (reduction == Reduction::kMean) {
+    TXLA_ASSIGN_OR_RETURN(Value tw, MakeConvert(std::move(total_weight), acc));
+    TXLA_ASSIGN_OR_RETURN(tw, MakeBroadcastTo(std::move(tw), w_dims));
+    TXLA_ASSIGN_OR_RETURN(g, Apply(OpKind::kDivide, std::move(g),
+                                   std::move(tw)));
+  }
+  TXLA_ASSIGN_OR_RETURN(Value wg, Apply(OpKind::kMultiply,
+                                        std::move(mask.target_weight),
+                                        std::move(g)));
+  TXLA_ASSIGN_OR_RETURN(Value coef, Apply(OpKind::kNegate, std::move(wg)));
+  const std::vector<int64_t>& shape = x.shape().dims;
+  TXLA_ASSIGN_OR_RETURN(Value wide, BroadcastInDim(std::move(coef), shape,
+                                                   mask.rest));
+  TXLA_ASSIGN_OR_RETURN(Value zeros, MakeLiteral(0, acc, shape));
+  TXLA_ASSIGN_OR_RETURN(Value out, Select(std::move(mask.onehot),
+                                          std::move(wide), std::move(zeros)));
+  return MakeConvert(std::move(out), dtype);
+}
+
+absl::StatusOr<Value> MseLoss(Value x, Value target, Reduction reduction) {
+  const DType dtype = x.shape().dtype;
+  TXLA_ASSIGN_OR_RETURN(auto vt, AccPair(std::move(x), std::move(target),
+                                         OpMathType(dtype)));
+  TXLA_ASSIGN_OR_RETURN(Value d, Apply(OpKind::kSubtract, std::move(vt.first),
+                                       std::move(vt.second)));
+  TXLA_ASSIGN_OR_RETURN(Value sq, Apply(OpKind::kMultiply, d, d));
+  TXLA_ASSIGN_OR_RETURN(Value loss, ReduceLoss(std::move(sq), reduction));
+  return MakeConvert(std::move(loss), dtype);
+}
+
+absl::StatusOr<Value> MseLossBackward(Value grad, Value x, Value target,
+                                      Reduction reduction) {
+  const DType dtype = x.shape().dtype;
+  TXLA_ASSIGN_OR_RETURN(auto vt, AccPair(std::move(x), std::move(target),
+                                         OpMathType(dtype)));
+  TXLA_ASSIGN_OR_RETURN(Value d, Apply(OpKind::kSubtract, std::move(vt.first),
+                                       std::move(vt.second)));
+  TXLA_ASSIGN_OR_RETURN(Value two, MakeLiteral(2, d.shape().dtype,
+                                               d.shape().dims));
+  TXLA_ASSIGN_OR_RETURN(Value two_d, Apply(OpKind::kMultiply, std::move(two),
+                                           d));
+  TXLA_ASSIGN_OR_RETURN(Value g, GradScale(std::move(grad), reduction, d));
+  TXLA_ASSIGN_OR_RETURN(Value out, Apply(OpKind::kMultiply, std::move(two_d),
+                                         std::move(g)));
+  return MakeConvert(std::move(out), dtype);
+}
+
+}  // namespace torch_xla::ops

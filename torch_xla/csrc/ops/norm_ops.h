@@ -1,0 +1,37 @@
+#ifndef TORCH_XLA_CSRC_OPS_NORM_OPS_H_
+#define TORCH_XLA_CSRC_OPS_NORM_OPS_H_
+
+// Layer norm, forward and backward: statistics over the trailing dims from
+// `axis` on, computed in OpMathType of x's dtype (f32 for bf16/f16) and
+// rounded once, as eager's CPU kernels do. The callers (torch_xla/_ops/
+// normalization.py through _XLAC._layer_norm and _layer_norm_backward)
+// check normalized_shape and raise eager's errors.
+
+#include <array>
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "torch_xla/csrc/ir/node.h"
+
+namespace torch_xla::ops {
+
+// aten.native_layer_norm -> {out, mean, rstd} in x's dtype; mean and rstd
+// keep the normalized dims as size 1. `weight` and `bias` (shaped like the
+// normalized dims) may be null Values; `eps` is a 0-d value of
+// OpMathType(x's dtype) (a scalar parameter, so a new eps never
+// recompiles).
+absl::StatusOr<std::array<Value, 3>> LayerNorm(Value x, int64_t axis,
+                                               Value weight, Value bias,
+                                               Value eps);
+
+// aten.native_layer_norm_backward -> {grad_input, grad_weight, grad_bias};
+// an entry is a null Value where `output_mask` does not ask for it (or
+// weight / bias is null). grad_weight and grad_bias take weight's and
+// bias's shape and dtype.
+absl::StatusOr<std::array<Value, 3>> LayerNormBackward(
+    Value grad, Value x, int64_t axis, Value mean, Value rstd, Value weight,
+    Value bias, std::array<bool, 3> output_mask);
+
+}  // namespace torch_xla::ops
+
+#endif  // TORCH_XLA_CSRC_OPS_NORM_OPS_H_

@@ -1,0 +1,215 @@
+// _XLAC bindings of the nn core builders (torch_xla/csrc/ops: loss_ops,
+// norm_ops, index_ops): the Python rules' single call per op (losses.py,
+// normalization.py, embedding.py, index_util.py). Each binding only
+// converts arguments (tensors through ToXlaTensor, None for an absent
+// optional tensor, Python numbers as scalar parameters) and returns the
+// op's result as 'xla' tensors, a tuple for multi-output ops; the IR and
+// the dtype rules are the builder's. See op_bindings.h.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "pybind11/stl.h"
+#include "torch_xla/csrc/ops/index_ops.h"
+#include "torch_xla/csrc/ops/loss_ops.h"
+#include "torch_xla/csrc/ops/norm_ops.h"
+#include "torch_xla/csrc/ops/opmath.h"
+#include "torch_xla/csrc/python/bindings.h"
+#include "torch_xla/csrc/python/op_bindings.h"
+#include "torch_xla/csrc/python/scalar_leaves.h"
+#include "torch_xla/csrc/python/status_conversion.h"
+#include "torch_xla/csrc/python/torch_tensor.h"
+
+namespace py = pybind11;
+
+namespace torch_xla::python {
+namespace {
+
+// A tensor argument's current value (and its handle, for the device).
+struct Operand {
+  XlaTensorPtr tensor;
+  Value value;
+};
+
+Operand Read(py::handle object) {
+  XlaTensorPtr t = ToXlaTensor(object);
+  Value v = ValueOrThrow(t->GetIrValue());
+  return {std::move(t), std::move(v)};
+}
+
+// An optional tensor argument: a null Value for None.
+Value OptionalValue(py::handle object) {
+  if (object.is_none()) return Value();
+  return Read(object).value;
+}
+
+// An 'xla' tensor for `value` on `device`; None for a null Value.
+py::object WrapOrNone(Value value, int device) {
+  if (!value) return py::none();
+  return WrapTensor(XlaTensor::FromIr(std::move(value), device));
+}
+
+ops::Reduction ToReduction(int64_t code) {
+  return ValueOrThrow(ops::ReductionFromCode(code));
+}
+
+void InitLossBindings(py::module_& m) {
+  m.def(
+      "_nll_loss",
+      [](py::handle x, py::handle target, py::handle weight, int64_t reduction,
+         py::handle ignore_index) {
+        Operand in = Read(x);
+        ops::NllLossResult r = ValueOrThrow(ops::NllLoss(
+            in.value, Read(target).value, OptionalValue(weight),
+            ToReduction(reduction),
+            ScalarLeafAtSite(ignore_index, DType::kI64)));
+        const int device = in.tensor->device();
+        return py::make_tuple(WrapOrNone(std::move(r.loss), device),
+                              WrapOrNone(std::move(r.total_weight), device));
+      },
+      py::arg("x"), py::arg("target"), py::arg("weight"), py::arg("reduction"),
+      py::arg("ignore_index"),
+      "aten.nll_loss_forward (ops/loss_ops.h) -> (loss, total_weight); "
+      "`weight` a tensor or None.");
+  m.def(
+      "_nll_loss_backward",
+      [](py::handle grad, py::handle x, py::handle target, py::handle weight,
+         int64_t reduction, py::handle ignore_index,
+         py::handle total_weight) {
+        Operand in = Read(x);
+        return WrapOrNone(
+            ValueOrThrow(ops::NllLossBackward(
+                Read(grad).value, in.value, Read(target).value,
+                OptionalValue(weight), ToReduction(reduction),
+                ScalarLeafAtSite(ignore_index, DType::kI64),
+                Read(total_weight).value)),
+            in.tensor->device());
+      },
+      py::arg("grad"), py::arg("x"), py::arg("target"), py::arg("weight"),
+      py::arg("reduction"), py::arg("ignore_index"), py::arg("total_weight"),
+      "aten.nll_loss_backward (ops/loss_ops.h): the gradient for x.");
+  m.def(
+      "_mse_loss",
+      [](py::handle x, py::handle target, int64_t reduction) {
+        Operand in = Read(x);
+        return WrapOrNone(ValueOrThrow(ops::MseLoss(in.value,
+                                                    Read(target).value,
+                                                    ToReduction(reduction))),
+                          in.tensor->device());
+      },
+      py::arg("x"), py::arg("target"), py::arg("reduction"),
+      "aten.mse_loss in x's dtype (ops/loss_ops.h).");
+  m.def(
+      "_mse_loss_backward",
+      [](py::handle grad, py::handle x, py::handle target, int64_t reduction) {
+        Operand in = Read(x);
+        return WrapOrNone(
+            ValueOrThrow(ops::MseLossBackward(Read(grad).value, in.value,
+                                              Read(target).value,
+                                              ToReduction(reduction))),
+            in.tensor->device());
+      },
+      py::arg("grad"), py::arg("x"), py::arg("target"), py::arg("reduction"),
+      "aten.mse_loss_backward in x's dtype (ops/loss_ops.h).");
+}
+
+void InitNormBindings(py::module_& m) {
+  m.def(
+      "_layer_norm",
+      [](py::handle x, int64_t axis, py::handle weight, py::handle bias,
+         py::handle eps) {
+        Operand in = Read(x);
+        const DType acc = ops::OpMathType(in.value.shape().dtype);
+        std::array<Value, 3> r = ValueOrThrow(ops::LayerNorm(
+            in.value, axis, OptionalValue(weight), OptionalValue(bias),
+            ScalarLeafAtSite(eps, acc)));
+        const int device = in.tensor->device();
+        return py::make_tuple(WrapOrNone(std::move(r[0]), device),
+                              WrapOrNone(std::move(r[1]), device),
+                              WrapOrNone(std::move(r[2]), device));
+      },
+      py::arg("x"), py::arg("axis"), py::arg("weight"), py::arg("bias"),
+      py::arg("eps"),
+      "aten.native_layer_norm over the dims from `axis` on (ops/"
+      "norm_ops.h) -> (out, mean, rstd); weight and bias tensors or None.");
+  m.def(
+      "_layer_norm_backward",
+      [](py::handle grad, py::handle x, int64_t axis, py::handle mean,
+         py::handle rstd, py::handle weight, py::handle bias,
+         std::array<bool, 3> output_mask) {
+        Operand g = Read(grad);
+        std::array<Value, 3> r = ValueOrThrow(ops::LayerNormBackward(
+            g.value, Read(x).value, axis, Read(mean).value, Read(rstd).value,
+            OptionalValue(weight), OptionalValue(bias), output_mask));
+        const int device = g.tensor->device();
+        // grad_bias is grad itself for a 1-d input in its dtype: a new
+        // tensor, never an alias of grad.
+        py::object grad_bias =
+            r[2] ? WrapTensor(ResultTensor(std::move(r[2]), g.tensor, g.value))
+                 : py::none();
+        return py::make_tuple(WrapOrNone(std::move(r[0]), device),
+                              WrapOrNone(std::move(r[1]), device),
+                              std::move(grad_bias));
+      },
+      py::arg("grad"), py::arg("x"), py::arg("axis"), py::arg("mean"),
+      py::arg("rstd"), py::arg("weight"), py::arg("bias"),
+      py::arg("output_mask"),
+      "aten.native_layer_norm_backward (ops/norm_ops.h) -> (grad_input, "
+      "grad_weight, grad_bias), None where not asked for.");
+}
+
+void InitIndexBindings(py::module_& m) {
+  m.def(
+      "_embedding",
+      [](py::handle weight, py::handle indices) {
+        Operand w = Read(weight);
+        return WrapOrNone(
+            ValueOrThrow(ops::Embedding(w.value, Read(indices).value)),
+            w.tensor->device());
+      },
+      py::arg("weight"), py::arg("indices"),
+      "weight[indices], one gather of rows (ops/index_ops.h).");
+  m.def(
+      "_embedding_backward",
+      [](py::handle grad, py::handle indices, int64_t num_weights,
+         py::handle padding_idx, bool scale_grad_by_freq) {
+        Operand g = Read(grad);
+        Value pad = padding_idx.is_none()
+                        ? Value()
+                        : ScalarLeafAtSite(padding_idx, DType::kI64);
+        return WrapOrNone(ValueOrThrow(ops::EmbeddingBackward(
+                              g.value, Read(indices).value, num_weights,
+                              std::move(pad), scale_grad_by_freq)),
+                          g.tensor->device());
+      },
+      py::arg("grad"), py::arg("indices"), py::arg("num_weights"),
+      py::arg("padding_idx"), py::arg("scale_grad_by_freq"),
+      "aten.embedding_dense_backward, one scatter-add of rows (ops/"
+      "index_ops.h); padding_idx an int or None.");
+  m.def(
+      "_index_out_of_range",
+      [](py::handle index, int64_t low, int64_t size,
+         std::optional<int64_t> exempt) {
+        Operand in = Read(index);
+        return XlaTensor::FromIr(
+            ValueOrThrow(ops::IndexOutOfRange(in.value, low, size, exempt)),
+            in.tensor->device());
+      },
+      py::arg("index"), py::arg("low"), py::arg("size"),
+      py::arg("exempt") = std::nullopt,
+      "A pred 0-d handle: some element of `index` lies outside [low, size) "
+      "and is not `exempt` (ops/index_ops.h; a device-side index check).");
+}
+
+}  // namespace
+
+void InitNnOpBindings(py::module_& m) {
+  InitLossBindings(m);
+  InitNormBindings(m);
+  InitIndexBindings(m);
+}
+
+}  // namespace torch_xla::python
