@@ -13,9 +13,10 @@ import math
 
 import torch
 
-from torch_xla import _dtypes, _ir
+from torch_xla import _XLAC, _dtypes, _ir
 from torch_xla._ops._common import (binary_operands, code_of, device_of,
-                                    elementwise, literal, result_type)
+                                    literal, result_type)
+from torch_xla._ops.elementwise import _check_inplace_cast, inplace_of
 from torch_xla._ops.registry import aten, inplace_rule, op
 from torch_xla._tensor import wrap, xt_of
 
@@ -26,37 +27,41 @@ _SAME_WIDTH_INT = {
 }
 
 
-def _shift(name, a, b):
+def _shift(name, kind, a, b, inplace):
+  """A shift of a by b in their promoted integer dtype: one C++ call; with
+  `inplace`, a updated to it."""
   dtype = result_type(a, b)
   if dtype.is_floating_point or dtype == torch.bool:
     raise RuntimeError(
         f"\"{name}_cpu\" not implemented for "
         f"'{_dtypes.scalar_type_name(dtype)}'")
-  return dtype
+  if kind is None:
+    kind = "shift_right_logical" if dtype in _UNSIGNED else \
+        "shift_right_arithmetic"
+  if inplace:
+    _check_inplace_cast(a, dtype)
+  return _XLAC._elementwise_op(_ir.K[kind], (a, b), code_of(dtype), None,
+                               inplace)
 
 
 @op(aten.bitwise_left_shift.Tensor, aten.bitwise_left_shift.Tensor_Scalar,
     aten.bitwise_left_shift.Scalar_Tensor, aten.__lshift__.Tensor,
     aten.__lshift__.Scalar)
-def bitwise_left_shift(a, b):
-  dtype = _shift("lshift", a, b)
-  return wrap(elementwise(_ir.K["shift_left"], (a, b), dtype))
+def bitwise_left_shift(a, b, _inplace=False):
+  return _shift("lshift", "shift_left", a, b, _inplace)
 
 
 @op(aten.bitwise_right_shift.Tensor, aten.bitwise_right_shift.Tensor_Scalar,
     aten.bitwise_right_shift.Scalar_Tensor, aten.__rshift__.Tensor,
     aten.__rshift__.Scalar)
-def bitwise_right_shift(a, b):
-  dtype = _shift("rshift", a, b)
-  kind = "shift_right_logical" if dtype in _UNSIGNED else \
-      "shift_right_arithmetic"
-  return wrap(elementwise(_ir.K[kind], (a, b), dtype))
+def bitwise_right_shift(a, b, _inplace=False):
+  return _shift("rshift", None, a, b, _inplace)
 
 
 op(aten.bitwise_left_shift_.Tensor, aten.bitwise_left_shift_.Tensor_Scalar)(
-    inplace_rule(bitwise_left_shift))
+    inplace_of(bitwise_left_shift))
 op(aten.bitwise_right_shift_.Tensor,
-   aten.bitwise_right_shift_.Tensor_Scalar)(inplace_rule(bitwise_right_shift))
+   aten.bitwise_right_shift_.Tensor_Scalar)(inplace_of(bitwise_right_shift))
 
 
 def _signbit(v, dtype, device):

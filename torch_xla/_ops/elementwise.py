@@ -1,10 +1,13 @@
 """Elementwise math of two tensors: arithmetic, division modes, comparisons,
 logical and bitwise ops, where (functions of one tensor: unary_math.py).
 
-Type promotion and broadcasting follow eager PyTorch: operands are converted
-to the promoted dtype and broadcast with broadcast_in_dim before the
-primitive op; Python scalars become scalar parameters (see _common.scalar);
-constants inside a formula are literals.
+Type promotion and broadcasting follow eager PyTorch: each rule picks the
+promoted dtype and raises eager's errors, then makes one C++ call that
+converts and broadcasts the operands (Python scalars become scalar
+parameters, see _common.scalar), builds the op (csrc/ops: arithmetic_ops,
+logical_ops, division_ops, select_ops) and returns the result tensor; an
+in-place form passes `_inplace` and the same call commits the result into
+x (eager's error for a result of another shape).
 """
 
 import math
@@ -12,11 +15,7 @@ import math
 import torch
 
 from torch_xla import _XLAC, _dtypes, _ir
-from torch_xla._ops._common import (binary_operands, broadcast_shapes,
-                                    check_same_device,
-                                    code_of, device_of, elementwise, literal,
-                                    result_type, scalar)
-from torch_xla._ops.reductions import acc_code
+from torch_xla._ops._common import check_same_device, code_of, result_type
 from torch_xla._ops.registry import aten, inplace_rule, op
 from torch_xla._tensor import XlaTensor, wrap, xt_of
 
@@ -32,13 +31,15 @@ _arithmetic = _XLAC._arithmetic
 _CODES = _dtypes._CODES
 
 
-def _inplace_binary(op, name):
-  """x.op_(y) for a plain binary op: computed in the promoted dtype after
-  eager's promotion check, rounded to x's dtype and committed into x, in
-  one C++ call (ops/arithmetic_ops.h)."""
+def _inplace_binary(op, name, float_result=False):
+  """x.op_(y) for a plain binary op: computed in the promoted dtype (a
+  float type for div) after eager's promotion check, rounded to x's dtype
+  and committed into x, in one C++ call (ops/arithmetic_ops.h)."""
 
   def rule(x, y, alpha=1):
     dtype = result_type(x, y)
+    if float_result:
+      dtype = _float_type(dtype)
     if dtype is not x.dtype and (dtype.is_floating_point and
                                  not x.dtype.is_floating_point):
       raise RuntimeError(
@@ -52,8 +53,15 @@ def _inplace_binary(op, name):
   return rule
 
 
-def _binary(name, a, b, compute_dtype):
-  return wrap(elementwise(_ir.K[name], (a, b), compute_dtype))
+_inplace_true_div = _inplace_binary(_DIV, "div", float_result=True)
+_elementwise_op = _XLAC._elementwise_op
+
+
+def _binary(name, a, b, compute_dtype, inplace=False):
+  """One elementwise op of a and b in `compute_dtype`, in one C++ call;
+  with `inplace`, a updated to it."""
+  return _elementwise_op(_ir.K[name], (a, b), _CODES[compute_dtype], None,
+                         inplace)
 
 
 def _scaled(b, alpha, dtype):
@@ -107,105 +115,61 @@ def div(a, b):
   return _arithmetic(_DIV, a, b, _CODES[_float_type(result_type(a, b))])
 
 
-@op(aten.div.Tensor_mode, aten.div.Scalar_mode)
-def div_mode(a, b, rounding_mode=None):
+# Codes of ops/division_ops.h's DivisionOp (docs/integer_division.md).
+_TRUNC, _FLOOR, _REMAINDER, _FMOD = 0, 1, 2, 3
+
+
+def _check_inplace_cast(x, dtype):
+  """Eager's refusal of an in-place result x's dtype cannot hold."""
+  if not torch.can_cast(dtype, x.dtype):
+    raise RuntimeError(
+        f"result type {_dtypes.scalar_type_name(dtype)} can't be cast to "
+        f"the desired output type {_dtypes.scalar_type_name(x.dtype)}")
+
+
+def _division(code, a, b, inplace):
+  """Rounding division, remainder or fmod of a and b in their promoted
+  dtype: one C++ call (ops/division_ops.h)."""
   dtype = result_type(a, b)
+  if inplace:
+    _check_inplace_cast(a, dtype)
+  return _XLAC._division(code, a, b, _CODES[dtype], inplace)
+
+
+@op(aten.div.Tensor_mode, aten.div.Scalar_mode)
+def div_mode(a, b, rounding_mode=None, _inplace=False):
   if rounding_mode is None:
+    if _inplace:
+      return _inplace_true_div(a, b)
     return div(a, b)
-  if dtype.is_floating_point:
-    xa, xb = binary_operands(a, b, dtype)
-    if rounding_mode == "trunc":  # eager truncates the rounded quotient
-      return wrap(_trunc(_ir.binary("divide", xa, xb)))
-    # Eager floors bf16/f16 in f32 and rounds once.
-    code = code_of(dtype)
-    acc = acc_code(code)
-    return wrap(_ir.convert(
-        _floor_divide(_ir.convert(xa, acc), _ir.convert(xb, acc)), code))
-  xa, xb = binary_operands(a, b, dtype)
-  q = _ir.binary("divide", xa, xb)  # integer division truncates
-  if rounding_mode == "floor":
-    # Round towards -inf when the signs differ and there is a remainder.
-    code = code_of(dtype)
-    zero = literal(0, code, xa.dims, device_of(a, b))
-    r = _ir.binary("remainder", xa, xb)
-    fix = _ir.binary(
-        "and", _ir.compare(r, zero, "NE"),
-        _ir.compare(
-            _ir.compare(xa, zero, "LT"), _ir.compare(xb, zero, "LT"), "NE"))
-    one = literal(1, code, xa.dims, device_of(a, b))
-    q = _ir.select(fix, _ir.binary("subtract", q, one), q)
-  return wrap(_zero_where_divisor_zero(q, xb))
+  if rounding_mode not in ("trunc", "floor"):
+    raise RuntimeError(
+        f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+        f"but found '{rounding_mode}'")
+  return _division(_TRUNC if rounding_mode == "trunc" else _FLOOR, a, b,
+                   _inplace)
 
 
-def _zero_where_divisor_zero(result, divisor):
-  """Integer x // 0, x % 0 and fmod(x, 0) are 0, as eager CUDA gives
-  (docs/integer_division.md); XLA alone would give -1 and x."""
-  zero = literal(0, divisor.dtype, divisor.dims, divisor.device)
-  return _ir.select(_ir.compare(divisor, zero, "EQ"), zero, result)
-
-
-def _floor_divide(a, b):
-  """Eager's floor division of floats: from the exact remainder, not
-  floor(a / b), which can round up to the next integer."""
-  like = a.dims, a.device
-
-  def lit(value):
-    return literal(value, a.dtype, *like)
-
-  mod = _ir.binary("remainder", a, b)  # fmod: the sign of a
-  div = _ir.binary("divide", _ir.binary("subtract", a, mod), b)
-  zero = lit(0)
-  signs_differ = _ir.compare(_ir.compare(b, zero, "LT"),
-                             _ir.compare(mod, zero, "LT"), "NE")
-  div = _ir.select(
-      _ir.binary("and", _ir.compare(mod, zero, "NE"), signs_differ),
-      _ir.binary("subtract", div, lit(1)), div)
-  floor = _ir.unary("floor", div)
-  floor = _ir.select(
-      _ir.compare(_ir.binary("subtract", div, floor), lit(0.5), "GT"),
-      _ir.binary("add", floor, lit(1)), floor)
-  # A zero result takes the sign of a / b (0 * sign(q) keeps -0.0);
-  # b == 0 gives a / b itself (inf or nan), as IEEE division.
-  quotient = _ir.binary("divide", a, b)
-  signed_zero = _ir.binary("multiply", zero, _ir.unary("sign", quotient))
-  floor = _ir.select(_ir.compare(div, zero, "EQ"), signed_zero, floor)
-  return _ir.select(_ir.compare(b, zero, "EQ"), quotient, floor)
-
-
-def _trunc(x):
-  # trunc(x) = sign(x) * floor(|x|)
-  return _ir.binary("multiply", _ir.unary("sign", x),
-                    _ir.unary("floor", _ir.unary("abs", x)))
+@op(aten.floor_divide.default, aten.floor_divide.Scalar)
+def floor_divide(a, b, _inplace=False):
+  return _division(_FLOOR, a, b, _inplace)
 
 
 @op(aten.remainder.Tensor, aten.remainder.Scalar)
-def remainder(a, b):
-  # Python-style modulo: the result takes the divisor's sign.
-  dtype = result_type(a, b)
-  xa, xb = binary_operands(a, b, dtype)
-  r = _ir.binary("remainder", xa, xb)
-  zero = literal(0, code_of(dtype), xa.dims, device_of(a, b))
-  fix = _ir.binary(
-      "and", _ir.compare(r, zero, "NE"),
-      _ir.compare(_ir.compare(r, zero, "LT"), _ir.compare(xb, zero, "LT"),
-                  "NE"))
-  r = _ir.select(fix, _ir.binary("add", r, xb), r)
-  if not dtype.is_floating_point:
-    r = _zero_where_divisor_zero(r, xb)
-  return wrap(r)
+def remainder(a, b, _inplace=False):
+  """Python-style modulo: the result takes the divisor's sign."""
+  return _division(_REMAINDER, a, b, _inplace)
 
 
-def _floor_div(a, b):  # floor_divide_'s functional form
-  return div_mode(a, b, rounding_mode="floor")
+@op(aten.remainder.Scalar_Tensor)
+def remainder_scalar_tensor(a, b):
+  return _division(_REMAINDER, a, b, False)
 
 
 @op(aten.fmod.Tensor, aten.fmod.Scalar)
-def fmod(a, b):
-  dtype = result_type(a, b)
-  if dtype.is_floating_point:
-    return _binary("remainder", a, b, dtype)
-  xa, xb = binary_operands(a, b, dtype)
-  return wrap(_zero_where_divisor_zero(_ir.binary("remainder", xa, xb), xb))
+def fmod(a, b, _inplace=False):
+  """C's fmod: the result takes the dividend's sign."""
+  return _division(_FMOD, a, b, _inplace)
 
 
 @op(aten.pow.Tensor_Scalar)
@@ -241,44 +205,39 @@ def atan2(a, b):
 
 
 @op(aten.bitwise_and.Tensor, aten.bitwise_and.Scalar)
-def bitwise_and(a, b):
-  return _bitwise("and", a, b)
+def bitwise_and(a, b, _inplace=False):
+  return _bitwise("and", a, b, _inplace)
 
 
 @op(aten.bitwise_or.Tensor, aten.bitwise_or.Scalar)
-def bitwise_or(a, b):
-  return _bitwise("or", a, b)
+def bitwise_or(a, b, _inplace=False):
+  return _bitwise("or", a, b, _inplace)
 
 
 @op(aten.bitwise_xor.Tensor, aten.bitwise_xor.Scalar)
-def bitwise_xor(a, b):
-  return _bitwise("xor", a, b)
+def bitwise_xor(a, b, _inplace=False):
+  return _bitwise("xor", a, b, _inplace)
 
 
-def _bitwise(name, a, b):
+def _bitwise(name, a, b, inplace):
   dtype = result_type(a, b)
   if dtype.is_floating_point or dtype.is_complex:
     raise RuntimeError(
         f"\"bitwise_{name}_cpu\" not implemented for "
         f"'{_dtypes.scalar_type_name(dtype)}'")
-  return _binary(name, a, b, dtype)
-
-
-def _truth(x):
-  """x != 0 as a pred handle (x a tensor or a number)."""
-  if isinstance(x, XlaTensor):
-    if x.dtype is torch.bool:
-      return xt_of(x)
-    return xt_of(ne(x, 0))
-  return bool(x)
+  if inplace:
+    _check_inplace_cast(a, dtype)
+  return _binary(name, a, b, dtype, inplace)
 
 
 def _logical(name):
   """logical_and/or/xor: the truth values of both operands combined; the
-  result is bool whatever the operands' dtype (eager's)."""
+  result is bool whatever the operands' dtype (eager's). One C++ call
+  (ops/logical_ops.h)."""
+  kind = _ir.K[name]
 
-  def rule(a, b):
-    return _binary(name, _truth(a), _truth(b), torch.bool)
+  def rule(a, b, _inplace=False):
+    return _XLAC._logical(kind, a, b, _inplace)
 
   rule.__name__ = "logical_" + name
   return rule
@@ -294,8 +253,9 @@ _COMPARE = _ir.K["compare"]
 
 def _comparison(direction):
 
-  def rule(a, b):
-    return wrap(elementwise(_COMPARE, (a, b), result_type(a, b), direction))
+  def rule(a, b, _inplace=False):
+    return _elementwise_op(_COMPARE, (a, b), _CODES[result_type(a, b)],
+                           direction, _inplace)
 
   rule.__name__ = direction.lower()
   return rule
@@ -311,15 +271,27 @@ ge = op(aten.ge.Tensor, aten.ge.Scalar)(_comparison("GE"))
 op(aten.add_.Tensor, aten.add_.Scalar)(_inplace_binary(_ADD, "add"))
 op(aten.sub_.Tensor, aten.sub_.Scalar)(_inplace_binary(_SUB, "sub"))
 op(aten.mul_.Tensor, aten.mul_.Scalar)(_inplace_binary(_MUL, "mul"))
+op(aten.div_.Tensor, aten.div_.Scalar)(_inplace_true_div)
+
+
+def inplace_of(rule):
+  """The in-place form of a rule that takes `_inplace`: its one C++ call
+  rounds the result to x's dtype and commits it into x (eager's error for
+  a result of another shape)."""
+
+  def inplace(x, *args, **kwargs):
+    return rule(x, *args, _inplace=True, **kwargs)
+
+  inplace.__name__ = rule.__name__ + "_"
+  inplace.__qualname__ = inplace.__name__
+  return inplace
+
 
 for _functional, _overloads in (
-    (div, (aten.div_.Tensor, aten.div_.Scalar)),
     (div_mode, (aten.div_.Tensor_mode, aten.div_.Scalar_mode)),
     (remainder, (aten.remainder_.Tensor, aten.remainder_.Scalar)),
     (fmod, (aten.fmod_.Tensor, aten.fmod_.Scalar)),
-    (_floor_div, (aten.floor_divide_.Tensor, aten.floor_divide_.Scalar)),
-    (pow_tensor_scalar, (aten.pow_.Scalar,)),
-    (pow_, (aten.pow_.Tensor,)),
+    (floor_divide, (aten.floor_divide_.Tensor, aten.floor_divide_.Scalar)),
     (bitwise_and, (aten.bitwise_and_.Tensor, aten.bitwise_and_.Scalar)),
     (bitwise_or, (aten.bitwise_or_.Tensor, aten.bitwise_or_.Scalar)),
     (bitwise_xor, (aten.bitwise_xor_.Tensor, aten.bitwise_xor_.Scalar)),
@@ -329,7 +301,15 @@ for _functional, _overloads in (
     (eq, (aten.eq_.Tensor, aten.eq_.Scalar)),
     (ne, (aten.ne_.Tensor, aten.ne_.Scalar)),
     (lt, (aten.lt_.Tensor, aten.lt_.Scalar)),
+    (le, (aten.le_.Tensor, aten.le_.Scalar)),
     (gt, (aten.gt_.Tensor, aten.gt_.Scalar)),
+    (ge, (aten.ge_.Tensor, aten.ge_.Scalar)),
+):
+  op(*_overloads)(inplace_of(_functional))
+
+for _functional, _overloads in (
+    (pow_tensor_scalar, (aten.pow_.Scalar,)),
+    (pow_, (aten.pow_.Tensor,)),
 ):
   op(*_overloads)(inplace_rule(_functional))
 
@@ -337,34 +317,25 @@ for _functional, _overloads in (
 _REDUCED_FLOAT_MAX = {torch.float16: 65504.0, torch.bfloat16: 3.3895e38}
 
 
-def _where_number(v, dtype, device):
+def _where_number(v, dtype):
   """where's number operand for a bf16/f16 result: eager rounds it to
-  `dtype` unchecked (1e10 gives inf), unlike fill_."""
+  `dtype` through f32, unchecked (1e10 gives inf), unlike fill_."""
   if type(v) not in (int, float) or not math.isfinite(v) or \
       abs(v) <= _REDUCED_FLOAT_MAX[dtype]:
     return v
-  return literal(torch.tensor(v, dtype=torch.float32).to(dtype).item(),
-                 code_of(dtype), (), device)
+  return torch.tensor(v, dtype=torch.float32).to(dtype).item()
 
 
 @op(aten.where.self, aten.where.ScalarSelf, aten.where.ScalarOther,
     aten.where.Scalar, torch.ops.prims.where.default)
 def where(condition, a, b):
+  """One C++ call (ops/select_ops.h) after eager's checks."""
   check_same_device("where", condition, a, b)
   if condition.dtype not in (torch.bool, torch.uint8):  # uint8: deprecated
     raise RuntimeError(
         f"where expected condition to be a boolean tensor, but got a tensor "
         f"with dtype {_dtypes.scalar_type_name(condition.dtype)}")
   dtype = result_type(a, b)
-  device = device_of(condition, a, b)
-  cond = xt_of(condition) if isinstance(condition, XlaTensor) else \
-      scalar(bool(condition.item()), _ir.PRED, device)
-  cond = _ir.convert(cond, _ir.PRED)
   if dtype in _REDUCED_FLOAT_MAX:
-    a, b = _where_number(a, dtype, device), _where_number(b, dtype, device)
-  xa, xb = binary_operands(a, b, dtype)
-  shape = broadcast_shapes(cond.dims, xa.dims)
-  return wrap(
-      _ir.select(
-          _ir.broadcast_to(cond, shape), _ir.broadcast_to(xa, shape),
-          _ir.broadcast_to(xb, shape)))
+    a, b = _where_number(a, dtype), _where_number(b, dtype)
+  return _XLAC._where(condition, a, b, _CODES[dtype])

@@ -1,6 +1,9 @@
 """Elementwise functions of one tensor: math functions, rounding, tests
-(isnan, isinf) and activations (relu, silu, gelu, threshold). Binary
-arithmetic, comparisons and where are in elementwise.py.
+(isnan, isinf) and activations (relu, silu, gelu, threshold) with their
+gradients. Binary arithmetic, comparisons and where are in elementwise.py.
+Math functions and activations are one C++ call each (csrc/ops:
+unary_ops, activation_ops); an activation's in-place form passes
+`_inplace` to the same call.
 
 Integer inputs of math functions compute in the default float type, as
 eager's do; constants inside a formula (0 in relu, 0.5 in gelu) are
@@ -14,8 +17,7 @@ import torch
 from torch_xla import _XLAC, _dtypes, _ir
 from torch_xla._dtypes import _CODES
 from torch_xla._ops._common import code_of, literal
-from torch_xla._ops.elementwise import (_float_type, _trunc, div, le, ne,
-                                        where)
+from torch_xla._ops.elementwise import _float_type, div, inplace_of, ne
 from torch_xla._ops.reductions import acc_code
 from torch_xla._ops.registry import aten, inplace_rule, op
 from torch_xla._tensor import wrap, xt_of
@@ -167,6 +169,12 @@ def round_decimals(x, decimals=0):
 op(aten.round_.decimals)(inplace_rule(round_decimals))
 
 
+def _trunc(x):
+  # trunc(x) = sign(x) * floor(|x|)
+  return _ir.binary("multiply", _ir.unary("sign", x),
+                    _ir.unary("floor", _ir.unary("abs", x)))
+
+
 @op(aten.trunc.default)
 def trunc(x):
   if not x.dtype.is_floating_point:
@@ -179,14 +187,17 @@ def reciprocal(x):
   return div(1.0, x)
 
 
+_NOT = _ir.K["not"]
+
+
 @op(aten.logical_not.default)
 def logical_not(x):
-  return wrap(_ir.unary("not", _ir.convert(xt_of(ne(x, 0)), _ir.PRED)))
+  return _XLAC._logical(_NOT, x, None)  # b None: ops::LogicalNot
 
 
 @op(aten.bitwise_not.default)
 def bitwise_not(x):
-  return wrap(_ir.unary("not", xt_of(x)))
+  return _XLAC._unary(_NOT, x, _CODES[x.dtype], False)
 
 
 @op(aten.isnan.default)
@@ -204,58 +215,69 @@ def isinf(x):
   return wrap(_ir.compare(_ir.unary("abs", v), inf, "EQ"))
 
 
+# Codes of ops/activation_ops.h's ActivationOp and ActivationBackwardOp:
+# each activation and gradient is one C++ call.
+_RELU, _SILU, _GELU, _GELU_TANH = 0, 1, 2, 3
+_SILU_BACKWARD, _SIGMOID_BACKWARD, _TANH_BACKWARD = 0, 1, 2
+_GELU_BACKWARD, _GELU_TANH_BACKWARD = 3, 4
+
+
+def _gelu_code(approximate, forward):
+  if approximate not in ("none", "tanh"):
+    raise RuntimeError("approximate argument must be either none or tanh.")
+  if approximate == "tanh":
+    return _GELU_TANH if forward else _GELU_TANH_BACKWARD
+  return _GELU if forward else _GELU_BACKWARD
+
+
 @op(aten.relu.default)
-def relu(x):
-  v = xt_of(x)
-  return wrap(_ir.binary("maximum", v, literal(0, code_of(x.dtype), x.shape,
-                                                x.device.index)))
+def relu(x, _inplace=False):
+  return _XLAC._activation(_RELU, x, _inplace)
 
 
-op(aten.relu_.default)(inplace_rule(relu))
+@op(aten.silu.default)
+def silu(x, _inplace=False):
+  return _XLAC._activation(_SILU, x, _inplace)
+
+
+@op(aten.gelu.default)
+def gelu(x, approximate="none", _inplace=False):
+  return _XLAC._activation(_gelu_code(approximate, True), x, _inplace)
+
+
+op(aten.relu_.default)(inplace_of(relu))
+op(aten.silu_.default)(inplace_of(silu))
+op(aten.gelu_.default)(inplace_of(gelu))
+
+
+@op(aten.gelu_backward.default)
+def gelu_backward(grad, x, approximate="none"):
+  return _XLAC._activation_backward(_gelu_code(approximate, False), grad, x)
+
+
+@op(aten.silu_backward.default)
+def silu_backward(grad, x):
+  return _XLAC._activation_backward(_SILU_BACKWARD, grad, x)
+
+
+@op(aten.sigmoid_backward.default)
+def sigmoid_backward(grad, output):
+  return _XLAC._activation_backward(_SIGMOID_BACKWARD, grad, output)
+
+
+@op(aten.tanh_backward.default)
+def tanh_backward(grad, output):
+  return _XLAC._activation_backward(_TANH_BACKWARD, grad, output)
 
 
 @op(aten.threshold.default)
 def threshold(x, threshold, value):
-  return where(le(x, threshold), value, x)
+  """`value` where x <= threshold, else x, in x's dtype (eager's)."""
+  return _XLAC._threshold(x, threshold, value, x, _CODES[x.dtype])
 
 
 @op(aten.threshold_backward.default)
 def threshold_backward(grad, x, threshold):
   """ReLU's backward: the gradient where x > threshold, else 0."""
-  return where(le(x, threshold), 0, grad)
-
-
-@op(aten.silu.default)
-def silu(x):
-  v = xt_of(x)
-  return wrap(_ir.binary("multiply", v, _ir.unary("logistic", v)))
-
-
-op(aten.silu_.default)(inplace_rule(silu))
-
-
-@op(aten.gelu.default)
-def gelu(x, approximate="none"):
-  v = xt_of(x)
-  code, shape, device = code_of(x.dtype), x.shape, x.device.index
-  half = literal(0.5, code, shape, device)
-  one = literal(1.0, code, shape, device)
-  if approximate == "tanh":
-    # 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-    cube = _ir.binary("multiply", v, _ir.binary("multiply", v, v))
-    inner = _ir.binary(
-        "add", v,
-        _ir.binary("multiply", literal(0.044715, code, shape, device), cube))
-    inner = _ir.binary("multiply",
-                       literal(math.sqrt(2 / math.pi), code, shape, device),
-                       inner)
-    t = _ir.unary("tanh", inner)
-  else:
-    t = _ir.unary(
-        "erf",
-        _ir.binary("multiply", v,
-                   literal(1 / math.sqrt(2), code, shape, device)))
-  return wrap(
-      _ir.binary("multiply", _ir.binary("multiply", half, v),
-                 _ir.binary("add", one, t)))
-
+  dtype = torch.promote_types(grad.dtype, x.dtype)
+  return _XLAC._threshold(x, threshold, 0, grad, _CODES[dtype])

@@ -43,9 +43,7 @@ absl::StatusOr<Value> Arithmetic(ArithmeticOp op, Value a, Value b) {
   return Value(std::move(node));
 }
 
-absl::StatusOr<Value> ArithmeticInPlace(ArithmeticOp op, Value a, Value b,
-                                        const Shape& x) {
-  TXLA_ASSIGN_OR_RETURN(Value out, Arithmetic(op, std::move(a), std::move(b)));
+absl::StatusOr<Value> InPlaceResult(Value out, const Shape& x) {
   if (out.shape().dims != x.dims) {
     return EagerRuntimeError(absl::StrCat(
         "output with shape [", absl::StrJoin(x.dims, ", "),
@@ -53,6 +51,12 @@ absl::StatusOr<Value> ArithmeticInPlace(ArithmeticOp op, Value a, Value b,
         absl::StrJoin(out.shape().dims, ", "), "]"));
   }
   return MakeConvert(std::move(out), x.dtype);
+}
+
+absl::StatusOr<Value> ArithmeticInPlace(ArithmeticOp op, Value a, Value b,
+                                        const Shape& x) {
+  TXLA_ASSIGN_OR_RETURN(Value out, Arithmetic(op, std::move(a), std::move(b)));
+  return InPlaceResult(std::move(out), x);
 }
 
 }  // namespace torch_xla::ops

@@ -7,8 +7,9 @@
 // _XLAC._arithmetic, the C++ fast rules in python/fast_math_rules.cc; both
 // turn Python numbers into scalar parameters the same way). What the op
 // means given promoted operands is here: the primitive per op and dtype
-// (a bool product is a logical and), and the in-place rule (the result
-// keeps x's shape and is rounded to x's dtype).
+// (a bool product is a logical and), and the in-place rule every in-place
+// builder and binding shares (InPlaceResult: the result keeps x's shape and
+// is rounded to x's dtype).
 
 #include "absl/status/statusor.h"
 #include "torch_xla/csrc/ir/node.h"
@@ -29,6 +30,12 @@ absl::StatusOr<ArithmeticOp> ArithmeticOpFromCode(int code);
 
 // a op b; `a` and `b` have the compute dtype and one shape.
 absl::StatusOr<Value> Arithmetic(ArithmeticOp op, Value a, Value b);
+
+// The value an in-place op writes into x: `out` rounded to x's dtype. A
+// result shape other than x's (an operand broadcast x up) fails with
+// eager's RuntimeError ("output with shape [..] doesn't match the broadcast
+// shape [..]"; callers add their op's name as context).
+absl::StatusOr<Value> InPlaceResult(Value out, const Shape& x);
 
 // x.op_(y) given the promoted operands: a op b rounded to `x`'s dtype. A
 // result shape other than x's (y broadcast x up) fails with eager's

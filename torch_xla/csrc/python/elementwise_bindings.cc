@@ -1,9 +1,14 @@
-// Fast paths for the most frequent traced ops: operand resolution (tensors
-// and Python scalars), dtype conversion and numpy broadcasting done in one
-// C++ call instead of several Python-level IR calls.
+// Elementwise bindings: operand resolution (tensors and Python scalars),
+// dtype conversion and numpy broadcasting done in one C++ call, and the
+// Python rules' one call into the elementwise builders (ops/logical_ops,
+// select_ops, division_ops, activation_ops): each takes 'xla' tensors or
+// numbers and the dtype the rule promoted to, and returns the result tensor
+// (or, with `inplace`, updates its first operand: op_bindings.h's Finish).
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -11,8 +16,13 @@
 #include "pybind11/stl.h"
 #include "torch_xla/csrc/ir/builder.h"
 #include "torch_xla/csrc/ir/error_class.h"
+#include "torch_xla/csrc/ops/activation_ops.h"
+#include "torch_xla/csrc/ops/division_ops.h"
+#include "torch_xla/csrc/ops/logical_ops.h"
+#include "torch_xla/csrc/ops/select_ops.h"
 #include "torch_xla/csrc/python/bindings.h"
 #include "torch_xla/csrc/python/ir_values.h"
+#include "torch_xla/csrc/python/op_bindings.h"
 #include "torch_xla/csrc/python/scalar_leaves.h"
 #include "torch_xla/csrc/python/status_conversion.h"
 #include "torch_xla/csrc/python/torch_tensor.h"
@@ -98,6 +108,147 @@ std::vector<Value> ResolveOperands(const py::sequence& objects, DType dtype,
   return values;
 }
 
+namespace {
+
+// One elementwise node over `operands` resolved to `code`'s dtype.
+Value ElementwiseValue(int kind, const py::sequence& operands, int code,
+                       const py::object& direction, int* device) {
+  std::vector<Value> values = ResolveOperands(operands, ToDType(code), device);
+  Attrs attrs;
+  if (!direction.is_none()) {
+    attrs.Set("direction", absl::string_view(direction.cast<std::string>()));
+  }
+  return Value(ValueOrThrow(
+      MakeNode(ToOpKind(kind), std::move(values), std::move(attrs))));
+}
+
+// A new tensor on `device`, or with `inplace` `x` updated (Finish).
+py::object Result(Value out, int device, py::handle x, bool inplace) {
+  if (inplace) return Finish(std::move(out), x, /*inplace=*/true);
+  return Wrapped(std::move(out), device);
+}
+
+// The device of the first 'xla' tensor among `objects` (0 for none).
+int DeviceOf(std::initializer_list<py::handle> objects) {
+  for (py::handle object : objects) {
+    TorchTensor tensor;
+    if (ReadTorchTensor(object.ptr(), &tensor)) return tensor.handle->device();
+  }
+  return 0;
+}
+
+// An optional bound or operand: null for None.
+Value OptionalOperand(py::handle object, DType dtype, bool checked) {
+  if (object.is_none()) return Value();
+  return OperandValue(object, dtype, checked);
+}
+
+void InitElementwiseOpBuilders(py::module_& m) {
+  m.def(
+      "_logical",
+      [](int kind, py::handle a, py::handle b, bool inplace) {
+        Value va = OperandValue(a, DType::kBool);
+        Value out = b.is_none()
+                        ? ValueOrThrow(ops::LogicalNot(std::move(va)))
+                        : ValueOrThrow(ops::Logical(
+                              ToOpKind(kind), std::move(va),
+                              OperandValue(b, DType::kBool)));
+        return Result(std::move(out), DeviceOf({a, b}), a, inplace);
+      },
+      py::arg("kind"), py::arg("a"), py::arg("b"), py::arg("inplace") = false,
+      "logical and/or/xor (kind) of a's and b's truth values, or with b "
+      "None logical_not(a) (ops/logical_ops.h); a bool 'xla' tensor, or a "
+      "updated with `inplace`.");
+  m.def(
+      "_where",
+      [](py::handle cond, py::handle a, py::handle b, int code) {
+        const DType dtype = ToDType(code);
+        Value out = ValueOrThrow(ops::Where(OperandValue(cond, DType::kBool),
+                                            OperandValue(a, dtype),
+                                            OperandValue(b, dtype), dtype));
+        return Wrapped(std::move(out), DeviceOf({cond, a, b}));
+      },
+      py::arg("condition"), py::arg("a"), py::arg("b"), py::arg("dtype"),
+      "where(condition, a, b) in `dtype`; a and b tensors or numbers "
+      "(ops/select_ops.h).");
+  m.def(
+      "_clamp",
+      [](py::handle x, py::handle low, py::handle high, int code,
+         bool inplace) {
+        const DType dtype = ToDType(code);
+        XlaTensorPtr t = ToXlaTensor(x);
+        Value out = ValueOrThrow(ops::Clamp(
+            ValueOf(t), OptionalOperand(low, dtype, /*checked=*/true),
+            OptionalOperand(high, dtype, /*checked=*/true), dtype));
+        return Result(std::move(out), t->device(), x, inplace);
+      },
+      py::arg("x"), py::arg("min"), py::arg("max"), py::arg("dtype"),
+      py::arg("inplace") = false,
+      "clamp(x, min, max) in `dtype` (ops/select_ops.h); a number bound "
+      "`dtype` cannot hold raises eager's RuntimeError. A new tensor, or x "
+      "updated with `inplace`.");
+  m.def(
+      "_division",
+      [](int op, py::handle a, py::handle b, int code, bool inplace) {
+        const ops::DivisionOp kind = ValueOrThrow(ops::DivisionOpFromCode(op));
+        int device = 0;
+        std::vector<Value> v =
+            ResolveOperands(py::make_tuple(a, b), ToDType(code), &device);
+        Value out = ValueOrThrow(
+            ops::Division(kind, std::move(v[0]), std::move(v[1])));
+        return Result(std::move(out), device, a, inplace);
+      },
+      py::arg("op"), py::arg("a"), py::arg("b"), py::arg("dtype"),
+      py::arg("inplace") = false,
+      "Rounding division, remainder or fmod (ops/division_ops.h; op: 0 "
+      "trunc, 1 floor, 2 remainder, 3 fmod) of a and b converted to `dtype` "
+      "and broadcast. A new tensor, or a updated with `inplace`.");
+  m.def(
+      "_activation",
+      [](int op, py::handle x, bool inplace) {
+        const ops::ActivationOp kind =
+            ValueOrThrow(ops::ActivationOpFromCode(op));
+        XlaTensorPtr t = ToXlaTensor(x);
+        Value out = ValueOrThrow(ops::Activation(kind, ValueOf(t)));
+        return Result(std::move(out), t->device(), x, inplace);
+      },
+      py::arg("op"), py::arg("x"), py::arg("inplace") = false,
+      "An activation of x (ops/activation_ops.h; op: 0 relu, 1 silu, 2 "
+      "gelu, 3 gelu tanh). A new tensor, or x updated with `inplace`.");
+  m.def(
+      "_activation_backward",
+      [](int op, py::handle grad, py::handle x) {
+        const ops::ActivationBackwardOp kind =
+            ValueOrThrow(ops::ActivationBackwardOpFromCode(op));
+        XlaTensorPtr g = ToXlaTensor(grad);
+        Value out = ValueOrThrow(
+            ops::ActivationBackward(kind, ValueOf(g), ValueOf(ToXlaTensor(x))));
+        return Wrapped(std::move(out), g->device());
+      },
+      py::arg("op"), py::arg("grad"), py::arg("x"),
+      "An activation's gradient in grad's dtype (ops/activation_ops.h; op: "
+      "0 silu, 1 sigmoid, 2 tanh (x: the output), 3 gelu, 4 gelu tanh).");
+  m.def(
+      "_threshold",
+      [](py::handle x, py::handle threshold, py::handle value,
+         py::handle other, int code) {
+        const DType dtype = ToDType(code);
+        XlaTensorPtr t = ToXlaTensor(x);
+        Value out = ValueOrThrow(ops::Threshold(
+            Convert(ValueOf(t), dtype), OperandValue(threshold, dtype),
+            OperandValue(value, dtype),
+            Convert(ValueOf(ToXlaTensor(other)), dtype)));
+        return Wrapped(std::move(out), t->device());
+      },
+      py::arg("x"), py::arg("threshold"), py::arg("value"), py::arg("other"),
+      py::arg("dtype"),
+      "`value` where x <= threshold, else `other`, all in `dtype` "
+      "(ops/activation_ops.h): aten.threshold (other x) and "
+      "threshold_backward (other the gradient).");
+}
+
+}  // namespace
+
 void InitElementwiseBindings(py::module_& m) {
   m.def(
       "_scalar",
@@ -113,21 +264,26 @@ void InitElementwiseBindings(py::module_& m) {
       [](int kind, const py::sequence& operands, int code,
          const py::object& direction) {
         int device = 0;
-        std::vector<Value> values =
-            ResolveOperands(operands, ToDType(code), &device);
-        Attrs attrs;
-        if (!direction.is_none()) {
-          attrs.Set("direction",
-                    absl::string_view(direction.cast<std::string>()));
-        }
-        NodePtr node = ValueOrThrow(
-            MakeNode(ToOpKind(kind), std::move(values), std::move(attrs)));
-        return XlaTensor::FromIr(Value(node), device);
+        Value out = ElementwiseValue(kind, operands, code, direction, &device);
+        return XlaTensor::FromIr(std::move(out), device);
       },
       py::arg("kind"), py::arg("operands"), py::arg("dtype"),
       py::arg("direction") = py::none(),
       "Operands (tensors or numbers) converted to `dtype` and broadcast, "
-      "then one elementwise op (compare takes `direction`).");
+      "then one elementwise op (compare takes `direction`); returns a "
+      "handle.");
+  m.def(
+      "_elementwise_op",
+      [](int kind, const py::sequence& operands, int code,
+         const py::object& direction, bool inplace) {
+        int device = 0;
+        Value out = ElementwiseValue(kind, operands, code, direction, &device);
+        return Result(std::move(out), device, operands[0], inplace);
+      },
+      py::arg("kind"), py::arg("operands"), py::arg("dtype"),
+      py::arg("direction") = py::none(), py::arg("inplace") = false,
+      "_elementwise's op as an 'xla' tensor (a rule's one call); with "
+      "`inplace`, operands[0] updated to it and returned.");
   m.def(
       "_broadcast_operands",
       [](const py::sequence& operands, int code) {
@@ -140,6 +296,7 @@ void InitElementwiseBindings(py::module_& m) {
         return out;
       },
       py::arg("operands"), py::arg("dtype"));
+  InitElementwiseOpBuilders(m);
 }
 
 }  // namespace torch_xla::python

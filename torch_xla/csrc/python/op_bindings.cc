@@ -45,11 +45,59 @@ XlaTensorPtr ResultTensor(Value value, const XlaTensorPtr& input,
   return XlaTensor::FromIr(std::move(value), input->device());
 }
 
-namespace {
-
 Value ValueOf(const XlaTensorPtr& tensor) {
   return ValueOrThrow(tensor->GetIrValue());
 }
+
+TorchTensor InPlaceTarget(py::handle object) {
+  TorchTensor tensor;
+  if (!ReadTorchTensor(object.ptr(), &tensor)) {
+    ThrowStatus(WrongTypeError(absl::StrCat(
+        "an in-place op needs an 'xla' tensor to update, got ",
+        std::string(py::str(py::type::handle_of(object))))));
+  }
+  return tensor;
+}
+
+py::object Wrapped(Value value, int device) {
+  return WrapTensor(XlaTensor::FromIr(std::move(value), device));
+}
+
+py::object Finish(Value out, py::handle x, bool inplace,
+                  absl::string_view name) {
+  if (!inplace) return Wrapped(std::move(out), ToXlaTensor(x)->device());
+  TorchTensor target = InPlaceTarget(x);
+  absl::StatusOr<Value> rounded =
+      ops::InPlaceResult(std::move(out), target.handle->shape());
+  if (!rounded.ok() && !name.empty()) {
+    ThrowStatus(WithContext(rounded.status(), absl::StrCat(name, ": ")));
+  }
+  return CommitInPlace(
+      x.ptr(), target,
+      XlaTensor::FromIr(ValueOrThrow(std::move(rounded)),
+                        target.handle->device()));
+}
+
+Value OperandValue(py::handle object, DType dtype, bool checked) {
+  py::object number;
+  TorchTensor tensor;
+  if (PyFloat_Check(object.ptr()) || PyLong_Check(object.ptr())) {
+    number = py::reinterpret_borrow<py::object>(object);
+  } else if (!ReadTorchTensor(object.ptr(), &tensor) &&
+             !py::isinstance<XlaTensor>(object) && py::hasattr(object, "dim") &&
+             object.attr("dim")().cast<int64_t>() == 0) {
+    number = object.attr("item")();  // a cpu scalar mixes in, as in eager
+  } else {
+    return ValueOf(ToXlaTensor(object));
+  }
+  if (checked) {
+    HostNumber value = ValueOrThrow(ReadHostNumber(number, "value"));
+    ThrowIfError(MakeCheckedHostScalar(value, dtype).status());
+  }
+  return ScalarLeafAtSite(number, dtype);
+}
+
+namespace {
 
 // A binary builder's result as a new 'xla' torch tensor.
 template <absl::StatusOr<Value> (*kBuilder)(Value, Value)>
@@ -82,65 +130,6 @@ void InitLinalgBindings(py::module_& m) {
       py::arg("accumulate") = false,
       "One dot_general with eager's accumulation (ops/linalg_ops.h); "
       "returns a handle, in the accumulation dtype with `accumulate`.");
-}
-
-// The tensor an in-place op updates: an 'xla' torch tensor.
-TorchTensor InPlaceTarget(py::handle object) {
-  TorchTensor tensor;
-  if (!ReadTorchTensor(object.ptr(), &tensor)) {
-    ThrowStatus(WrongTypeError(absl::StrCat(
-        "an in-place op needs an 'xla' tensor to update, got ",
-        std::string(py::str(py::type::handle_of(object))))));
-  }
-  return tensor;
-}
-
-py::object Wrapped(Value value, int device) {
-  return WrapTensor(XlaTensor::FromIr(std::move(value), device));
-}
-
-// The result of an op on `x`: a new 'xla' tensor, or with `inplace` x
-// itself updated to it (rounded to x's dtype, written back through views).
-// An in-place result must keep x's shape (eager's RuntimeError, prefixed
-// with `name`).
-py::object Finish(Value out, py::handle x, bool inplace,
-                  absl::string_view name) {
-  if (!inplace) return Wrapped(std::move(out), ToXlaTensor(x)->device());
-  TorchTensor target = InPlaceTarget(x);
-  const Shape& shape = target.handle->shape();
-  if (out.shape().dims != shape.dims) {
-    ThrowStatus(EagerRuntimeError(absl::StrCat(
-        name, ": output with shape [", absl::StrJoin(shape.dims, ", "),
-        "] doesn't match the broadcast shape [",
-        absl::StrJoin(out.shape().dims, ", "), "]")));
-  }
-  Value rounded = ValueOrThrow(MakeConvert(std::move(out), shape.dtype));
-  return CommitInPlace(
-      x.ptr(), target,
-      XlaTensor::FromIr(std::move(rounded), target.handle->device()));
-}
-
-// An operand that may be a number: an 'xla' tensor's value, or a Python
-// number (or a cpu 0-d tensor's) as a scalar parameter of `dtype`
-// (python/scalar_leaves.h). With `checked`, a number `dtype` cannot hold
-// raises eager's RuntimeError instead of wrapping.
-Value OperandValue(py::handle object, DType dtype, bool checked = false) {
-  py::object number;
-  TorchTensor tensor;
-  if (PyFloat_Check(object.ptr()) || PyLong_Check(object.ptr())) {
-    number = py::reinterpret_borrow<py::object>(object);
-  } else if (!ReadTorchTensor(object.ptr(), &tensor) &&
-             !py::isinstance<XlaTensor>(object) && py::hasattr(object, "dim") &&
-             object.attr("dim")().cast<int64_t>() == 0) {
-    number = object.attr("item")();  // a cpu scalar mixes in, as in eager
-  } else {
-    return ValueOf(ToXlaTensor(object));
-  }
-  if (checked) {
-    HostNumber value = ValueOrThrow(ReadHostNumber(number, "value"));
-    ThrowIfError(MakeCheckedHostScalar(value, dtype).status());
-  }
-  return ScalarLeafAtSite(number, dtype);
 }
 
 void InitElementwiseOpBindings(py::module_& m) {
