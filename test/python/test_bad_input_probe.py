@@ -13,8 +13,10 @@ reason, so that it flips loudly when fixed.
 
 This file holds the harness and the cases about shapes, dims, views and
 joins; test_bad_input_probe_math.py (dtypes, broadcasting, in-place,
-scalars, reductions, linear algebra) and test_bad_input_probe_nn.py
-(indexing, nn ops, random sampling, one_hot, mixed devices) hold the rest.
+scalars, reductions, linear algebra), test_bad_input_probe_nn.py
+(indexing, nn ops, random sampling, one_hot, view(dtype), mixed devices)
+and test_bad_input_probe_misc.py (indexing syntax, composite ops, memory
+formats, autograd misuse) hold the rest.
 Everything runs in this process (one compile per case, a few ms).
 """
 

@@ -73,8 +73,16 @@ def _to_copy(x, dtype=None, layout=None, device=None, pin_memory=None,
   return from_host(x.to(dtype), _device_index(device))
 
 
+_MEMORY_FORMAT_RANKS = {torch.channels_last: (4, "channels_last"),
+                        torch.channels_last_3d: (5, "channels_last_3d")}
+
+
 @op(aten.clone.default)
 def clone(x, memory_format=None):
+  if memory_format in _MEMORY_FORMAT_RANKS:
+    rank, name = _MEMORY_FORMAT_RANKS[memory_format]
+    if x.dim() != rank:
+      raise RuntimeError(f"required rank {rank} tensor to use {name} format")
   return wrap(_XLAC._clone(xt_of(x)))
 
 

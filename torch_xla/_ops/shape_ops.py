@@ -117,6 +117,8 @@ def _roll_dim(v, shift, d):
 @op(aten.roll.default)
 def roll(x, shifts, dims=()):
   shifts, dims = list(shifts), list(dims)
+  if not shifts:
+    raise RuntimeError("`shifts` required")
   v = xt_of(x)
   if not dims:
     if len(shifts) != 1:
@@ -132,6 +134,21 @@ def roll(x, shifts, dims=()):
   for s, d in zip(shifts, dims):
     v = _roll_dim(v, s, canonical_dim(d, rank))
   return wrap(_XLAC._clone(v) if v is xt_of(x) else v)
+
+
+def _unfold_decomposition():
+  from torch._decomp import decomposition_table
+  return decomposition_table[aten.unfold.default]
+
+
+@op(aten.unfold.default)
+def unfold(x, dimension, size, step):
+  """x.unfold(dim, size, step): PyTorch's decomposition (a view through
+  as_strided), after eager's check of `size` (the decomposition lets a
+  negative size through to the IR)."""
+  if size < 0:
+    raise RuntimeError(f"size is {size} but must be >= 0")
+  return _unfold_decomposition()(x, dimension, size, step)
 
 
 @op(aten.repeat.default)
