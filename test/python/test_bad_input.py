@@ -1,12 +1,16 @@
 """Bad input raises as eager does, never a silent wrong answer: numbers a
 dtype cannot hold (masked_fill, where, clamp), devices that do not exist,
-out-of-range indices from the host. Each case runs in eager CPU PyTorch and
-on 'xla', and both must raise, or both give the same values and dtype."""
+out-of-range indices from the host, one_hot classes and multinomial
+weights (checked on the device when only it knows them). Each case runs in
+eager CPU PyTorch and on 'xla', and both must raise, or both give the same
+values and dtype. The wide table of bad arguments is
+test_bad_input_probe*.py."""
 
 import pytest
 import torch
 
 import torch_xla
+import torch_xla.core.xla_model as xm
 import torch_xla.debug.metrics as met
 from torch_xla import _XLAC, _ir
 
@@ -278,3 +282,87 @@ def test_cpu_loss_targets_name_the_devices():
   with pytest.raises(RuntimeError, match="same device.*xla:0 and cpu"):
     torch.nn.functional.cross_entropy(
         _LOGITS(torch_xla.device()), torch.tensor([-100, 1]))
+
+
+# Values checked on the device (docs/device_checks.md, "Value checks").
+
+def _computed(values, dtype=torch.int64):
+  base = torch.tensor(values, dtype=dtype, device=torch_xla.device())
+  return base * 2 - base  # == values, computed on the device
+
+
+def _drain():
+  try:
+    xm.wait_device_ops()
+  except RuntimeError:
+    pass
+
+
+def test_one_hot_of_uploaded_values_reads_nothing_from_the_device():
+  x = torch.tensor([0, 2, 1], device=torch_xla.device())
+  torch_xla.sync()
+  met.clear_all()
+  y = torch.nn.functional.one_hot(x, 3)
+  assert met.metric_data("TransferFromDeviceTime") is None
+  assert y.cpu().tolist() == [[1, 0, 0], [0, 0, 1], [0, 1, 0]]
+  with pytest.raises(RuntimeError, match="^Class values must be smaller"):
+    torch.nn.functional.one_hot(x, 2)
+
+
+def test_one_hot_inferring_the_class_count_reads_once():
+  x = _computed([3, 0])
+  torch_xla.sync()
+  met.clear_all()
+  y = torch.nn.functional.one_hot(x)
+  assert met.metric_data("TransferFromDeviceTime")[0] == 1
+  assert y.shape == (2, 4)
+  with pytest.raises(RuntimeError, match="^Class values must be non-neg"):
+    torch.nn.functional.one_hot(_computed([3, -1]))
+
+
+def test_one_hot_of_computed_values_raises_at_the_read_naming_the_op():
+  _drain()
+  y = torch.nn.functional.one_hot(_computed([[0, 3]]), 3)
+  with pytest.raises(RuntimeError, match=r"^one_hot: Class values must be "
+                     r"smaller than num_classes\. \(a device-side check"):
+    y.cpu()
+  # Reported once: the next step runs normally.
+  ok = torch.nn.functional.one_hot(_computed([2]), 3)
+  assert ok.cpu().tolist() == [[0, 0, 1]]
+
+
+def test_one_hot_under_inference_mode_is_checked_too():
+  # aten::one_hot then reaches __torch_dispatch__ itself (no Autograd key).
+  _drain()
+  with torch.inference_mode():
+    with pytest.raises(RuntimeError, match="Class values must be smaller"):
+      torch.nn.functional.one_hot(_computed([4]), 3).cpu()
+
+
+def test_multinomial_check_adds_no_execution():
+  _drain()
+  probs = torch.tensor([[0.2, 0.8], [1.0, 0.0]], device=torch_xla.device())
+  torch_xla.sync()
+  for _ in range(2):  # compile, and read the first step's check
+    torch.multinomial(probs, 1)
+    torch_xla.sync()
+  met.clear_metrics()
+  for _ in range(3):
+    sample = torch.multinomial(probs, 1)
+    torch_xla.sync()
+  assert met.metric_data("ExecuteTime")[0] == 3
+  assert sample[1].item() == 0
+  xm.wait_device_ops()  # valid weights: nothing raises
+
+
+@pytest.mark.parametrize("probs,replacement,match", [
+    ([[0.5, -0.5]], False, "element < 0"),
+    ([[0.5, float("nan")]], True, r"entry < 0\)"),
+    ([[0.5, float("inf")]], True, r"entry = infinity or NaN\)"),
+    ([[0.5, 0.5], [0.0, 0.0]], False, r"sum of probabilities <= 0\)"),
+])
+def test_multinomial_weights_raise_eager_text(probs, replacement, match):
+  _drain()
+  p = torch.tensor(probs, device=torch_xla.device())
+  with pytest.raises(RuntimeError, match=match):
+    torch.multinomial(p, 2, replacement=replacement).cpu()

@@ -53,8 +53,8 @@ def one_hot(self, num_classes=-1):
                        device=self.device)
   known = index_util.host_range(self)
   if known is None and num_classes == -1:
-    lo, hi = torch.aminmax(self.detach())
-    known = (int(lo), int(hi))  # one read: the shape needs the maximum
+    # One read of both: the shape needs the maximum.
+    known = tuple(torch.stack(torch.aminmax(self.detach())).tolist())
   if known is not None:
     lo, hi = known
     if lo < 0:
