@@ -210,5 +210,38 @@ TEST(OpsTest, IndexOutOfRangeIsOnePredicate) {
             OpKind::kOr);
 }
 
+TEST(OpsTest, ExtremeAndIndexGivesValuesAndS64FirstIndices) {
+  auto both = Ok(ops::ExtremeAndIndex(Leaf(DType::kBF16, {3, 4}), 1, "max",
+                                      /*keep_dims=*/false));
+  EXPECT_EQ(both.first.shape(), Shape(DType::kBF16, {3}));
+  EXPECT_EQ(both.second.shape(), Shape(DType::kI64, {3}));
+  Value scalar = Leaf(DType::kF32, {});
+  EXPECT_EQ(Ok(ops::ExtremeAndIndex(scalar, 0, "min", false)).first, scalar);
+  EXPECT_FALSE(
+      ops::ExtremeAndIndex(Leaf(DType::kF32, {0, 2}), 0, "max", false).ok());
+  EXPECT_EQ(Ok(ops::ArgExtreme(Leaf(DType::kI32, {2, 3}), std::nullopt, "max",
+                               /*keep_dims=*/true))
+                .shape(),
+            Shape(DType::kI64, {1, 1}));
+}
+
+TEST(OpsTest, VarMeanAnyAllProdAndLogSumExpKeepEagerDtypes) {
+  Value x = Leaf(DType::kF16, {4, 6});
+  auto vm = Ok(ops::VarMean(x, {1}, Leaf(DType::kF32, {}), true, true));
+  EXPECT_EQ(vm.first.shape(), Shape(DType::kF16, {4, 1}));
+  EXPECT_EQ(vm.first.node->kind(), OpKind::kSqrt);
+  EXPECT_EQ(vm.second.shape(), Shape(DType::kF16, {4, 1}));
+  EXPECT_EQ(Ok(ops::AnyAll(Leaf(DType::kU8, {4, 6}), {0}, "or", false))
+                .shape(),
+            Shape(DType::kU8, {6}));
+  Value flags = Leaf(DType::kBool, {3});
+  EXPECT_EQ(Ok(ops::AnyAll(flags, {}, "and", false)), flags);
+  EXPECT_EQ(Ok(ops::Prod(Leaf(DType::kI32, {4}), {0}, false, DType::kI64))
+                .shape(),
+            Shape(DType::kI64, {}));
+  EXPECT_EQ(Ok(ops::LogSumExp(x, {0, 1}, false, DType::kF16)).shape(),
+            Shape(DType::kF16, {}));
+}
+
 }  // namespace
 }  // namespace torch_xla

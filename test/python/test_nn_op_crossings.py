@@ -1,12 +1,12 @@
 """The nn ops whose Python rule calls a C++ core builder (torch_xla/csrc/ops:
-loss_ops, norm_ops, index_ops) cross from Python into C++ once per op: the
+loss_ops, norm_ops, index_ops, reduction_ops) cross from Python into C++ once per op: the
 rule checks arguments and makes ONE _XLAC call that returns the wrapped
 'xla' tensor(s). A rule that went back to composing IR in Python (one
 _XLAC call per node, then a wrap) fails here. Crossings are counted with
 sys.setprofile, as calls of _XLAC functions while the op runs.
 
 Values are compared with eager in test/python/ops (test_losses.py,
-test_normalization.py, ...); here a few sanity values only."""
+test_normalization.py, test_reductions.py, ...); here a few sanity values only."""
 
 import sys
 
@@ -65,7 +65,24 @@ def _cases():
   table = _host(torch.randn(10, 4))
   idx = _host(torch.randint(0, 10, (3, 5)))
   emb_grad = _host(torch.randn(3, 5, 4))
+  r = _host(torch.randn(4, 6))
+  flags = _host(torch.randn(4, 6) > 0)
+  scalar = _host(torch.tensor(2.5))
   return {
+      "max.dim": lambda: aten.max.dim(r, 1),
+      "min.dim_keepdim": lambda: aten.min.dim(r, 0, True),
+      "max.dim_0d": lambda: aten.max.dim(scalar, 0),
+      "argmax": lambda: aten.argmax(r),
+      "argmin.dim": lambda: aten.argmin(r, 1, True),
+      "var": lambda: aten.var.correction(r, [1]),
+      "std": lambda: aten.std.correction(r, None, correction=0),
+      "var_mean": lambda: aten.var_mean.correction(r, [0], keepdim=True),
+      "std_mean": lambda: aten.std_mean.correction(r, [1]),
+      "prod": lambda: aten.prod.dim_int(r, 1),
+      "prod_all_ints": lambda: aten.prod(flags),
+      "any.dim": lambda: aten.any.dim(flags, 1),
+      "all": lambda: aten.all(r),
+      "logsumexp": lambda: aten.logsumexp(r, [1]),
       "nll_loss_forward_mean": lambda: aten.nll_loss_forward(
           lp, target, None, 1, -100),
       "nll_loss_forward_weighted_none": lambda: aten.nll_loss_forward(

@@ -11,9 +11,9 @@ Numerics follow eager CPU PyTorch:
 - argmax/argmin/max.dim/min.dim give the first index of the extreme value
   (of the first NaN when there is one), like eager.
 
-sum, mean and the NaN-aware max/min are built in C++
-(torch_xla/csrc/ops/reduction_ops.h), by the builders the C++ fast rules
-call too; this module normalizes eager's `dim`/`dtype` arguments and raises
+sum, mean, prod, var/std, any/all, logsumexp, the NaN-aware max/min and
+max.dim/argmax are built in C++ (torch_xla/csrc/ops/reduction_ops.h), one
+_XLAC call per op, by the builders the C++ fast rules call too; this module normalizes eager's `dim`/`dtype` arguments and raises
 eager's errors. The helpers on handles (acc_code, reduction_dims,
 keep_dims, reduce_extreme) are shared with normalization.py and losses.py.
 """
@@ -85,18 +85,6 @@ def reduce_extreme(v, dims, kind: str, keepdim: bool = False):
   return _XLAC._reduce_extreme(v, dims, kind, keepdim)
 
 
-def _first_index(v, extreme_kept, d: int):
-  """Index along `d` of the first element equal to `extreme_kept` (the
-  keepdim max/min of `v`), or of the first NaN; keeps dim `d` as size 1."""
-  shape = v.dims
-  hit = _ir.compare(v, _ir.broadcast_to(extreme_kept, shape), "EQ")
-  if v.dtype in _ir.FLOAT_CODES:
-    hit = _ir.binary("or", hit, _ir.compare(v, v, "NE"))
-  index = _ir.iota(S64, shape, d, v.device)
-  past_end = literal_like(shape[d], S64, v)
-  return _reduce(_ir.select(hit, index, past_end), [d], "min", True)
-
-
 def _check_nonempty_dims(name, shape, dims):
   for d in dims:
     if shape[d] == 0:
@@ -154,10 +142,8 @@ def mean_dim(x, dim, keepdim=False, dtype=None):
 
 
 def _prod(x, dim, keepdim, dtype):
-  code = _result_code(x, dtype)
-  dims = reduction_dims(dim, x.dim())
-  out = _reduce(_ir.convert(xt_of(x), acc_code(code)), dims, "prod", keepdim)
-  return wrap(_ir.convert(out, code))
+  return _XLAC._prod(x, reduction_dims(dim, x.dim()), keepdim,
+                     _result_code(x, dtype))
 
 
 @op(aten.prod.default)
@@ -208,46 +194,37 @@ min_ = op(aten.min.default)(_full_extreme("min", "min"))
 
 
 def _extreme_and_index(name, x, dim, keepdim, kind):
-  """(values, first index) of the max/min along one dim."""
-  rank = x.dim()
-  d = canonical_dim(dim, rank)
-  v = xt_of(x)
-  if rank == 0:
-    return _XLAC._clone(v), literal(0, S64, [], v.device)
-  _check_nonempty_dims(name, x.shape, [d])
-  values = reduce_extreme(v, [d], kind, keepdim=True)
-  index = _first_index(v, values, d)
-  if not keepdim:
-    out_shape = [s for i, s in enumerate(x.shape) if i != d]
-    values, index = _ir.reshape(values, out_shape), _ir.reshape(index,
-                                                                 out_shape)
-  return values, index
+  """(values, first index) of the max/min along one dim
+  (ops/reduction_ops.h)."""
+  d = canonical_dim(dim, x.dim())
+  if x.dim():
+    _check_nonempty_dims(name, x.shape, [d])
+  return _XLAC._extreme_and_index(x, d, kind, keepdim)
 
 
 @op(aten.max.dim)
 def max_dim(x, dim, keepdim=False):
-  values, index = _extreme_and_index("max", x, dim, keepdim, "max")
-  return wrap(values), wrap(index)
+  return _extreme_and_index("max", x, dim, keepdim, "max")
 
 
 @op(aten.min.dim)
 def min_dim(x, dim, keepdim=False):
-  values, index = _extreme_and_index("min", x, dim, keepdim, "min")
-  return wrap(values), wrap(index)
+  return _extreme_and_index("min", x, dim, keepdim, "min")
 
 
 def _arg_extreme(name, kind):
 
   def rule(x, dim=None, keepdim=False):
     if dim is not None:
-      return wrap(_extreme_and_index(name, x, dim, keepdim, kind)[1])
-    if x.numel() == 0:
+      d = canonical_dim(dim, x.dim())
+      if x.dim():
+        _check_nonempty_dims(name, x.shape, [d])
+    elif x.numel() == 0:
       raise IndexError(f"{name}(): Expected reduction dim to be specified "
                        "for input.numel() == 0.")
-    flat = _ir.reshape(xt_of(x), [x.numel()])
-    values = reduce_extreme(flat, [0], kind, keepdim=True)
-    index = _first_index(flat, values, 0)
-    return wrap(_ir.reshape(index, [1] * x.dim() if keepdim else []))
+    else:
+      d = None
+    return _XLAC._arg_extreme(x, d, kind, keepdim)
 
   rule.__name__ = name
   return rule
@@ -261,66 +238,45 @@ argmin = op(aten.argmin.default)(_arg_extreme("argmin", "min"))
 # var, std and their means.
 
 
-def _var_and_mean(name, x, dim, correction, keepdim):
-  """(variance, mean) handles in x's dtype; two passes over the data."""
+def _var_and_mean(name, x, dim, correction, keepdim, sqrt=False):
+  """(variance, or std with `sqrt`, and mean) in x's dtype; two passes
+  over the data (ops/reduction_ops.h)."""
   if not x.dtype.is_floating_point:
     raise RuntimeError(
         "std and var only support floating point and complex dtypes")
-  code = code_of(x.dtype)
-  acc = acc_code(code)
   dims = reduction_dims(dim, x.dim())
   count = math.prod(x.shape[d] for d in dims)
-  v = _ir.convert(xt_of(x), acc)
-  total = _reduce(v, dims, "sum", True)
-  mean_kept = _ir.binary("divide", total, literal_like(count, acc, total))
-  centered = _ir.binary("subtract", v, _ir.broadcast_to(mean_kept, v.dims))
-  squares = _reduce(_ir.binary("multiply", centered, centered), dims, "sum",
-                    keepdim)
   correction = 1 if correction is None else correction
   if count - correction <= 0:
     warnings.warn(
         f"{name}(): degrees of freedom is <= 0. Correction should be "
         "strictly less than the reduction factor (input numel divided by "
         "output numel).", stacklevel=2)
-  divisor = _ir.broadcast_to(
-      scalar(max(0, count - correction), acc, x.device.index), squares.dims)
-  var = _ir.binary("divide", squares, divisor)
-  mean = mean_kept if keepdim else _ir.reshape(mean_kept, squares.dims)
-  return _ir.convert(var, code), _ir.convert(mean, code)
+  return _XLAC._var_mean(x, dims, max(0, count - correction), keepdim, sqrt)
 
 
 @op(aten.var.correction)
 def var(x, dim=None, *, correction=None, keepdim=False):
-  return wrap(_var_and_mean("var", x, dim, correction, keepdim)[0])
+  return _var_and_mean("var", x, dim, correction, keepdim)[0]
 
 
 @op(aten.std.correction)
 def std(x, dim=None, *, correction=None, keepdim=False):
-  var_, _ = _var_and_mean("std", x, dim, correction, keepdim)
-  return wrap(_ir.unary("sqrt", var_))
+  return _var_and_mean("std", x, dim, correction, keepdim, sqrt=True)[0]
 
 
 @op(aten.var_mean.correction)
 def var_mean(x, dim=None, *, correction=None, keepdim=False):
-  var_, mean_ = _var_and_mean("var_mean", x, dim, correction, keepdim)
-  return wrap(var_), wrap(mean_)
+  return _var_and_mean("var_mean", x, dim, correction, keepdim)
 
 
 @op(aten.std_mean.correction)
 def std_mean(x, dim=None, *, correction=None, keepdim=False):
-  var_, mean_ = _var_and_mean("std_mean", x, dim, correction, keepdim)
-  return wrap(_ir.unary("sqrt", var_)), wrap(mean_)
+  return _var_and_mean("std_mean", x, dim, correction, keepdim, sqrt=True)
 
 
 # ---------------------------------------------------------------------------
 # any, all.
-
-
-def _truth(x):
-  v = xt_of(x)
-  if x.dtype == torch.bool:
-    return v
-  return _ir.compare(v, literal_like(0, v.dtype, v), "NE")
 
 
 def _any_all(kind):
@@ -328,10 +284,7 @@ def _any_all(kind):
   def rule(x, dim=None, keepdim=False):
     # `dim=[]` reduces nothing here (eager), unlike sum's.
     dims = reduction_dims(dim, x.dim(), empty_means_all=False)
-    out = _reduce(_truth(x), dims, kind, keepdim)
-    if x.dtype == torch.uint8:  # eager keeps uint8 for uint8 inputs
-      out = _ir.convert(out, _ir.U8)
-    return wrap(out)
+    return _XLAC._any_all(x, dims, kind, keepdim)  # ops/reduction_ops.h
 
   return rule
 
@@ -435,21 +388,8 @@ cumprod_ = op(aten.cumprod_.default)(inplace_rule(cumprod))
 def logsumexp(x, dim, keepdim=False):
   code = code_of(x.dtype) if x.dtype.is_floating_point else code_of(
       torch.get_default_dtype())
-  acc = acc_code(code)
-  dims = reduction_dims(dim, x.dim())
-  v = _ir.convert(xt_of(x), acc)
-  if not dims:
-    return wrap(_ir.convert(_XLAC._clone(v), code))
-  # Subtract the max first; an infinite max (all -inf, or +inf) is replaced
-  # by 0 so that inf - inf never makes a NaN that eager would not.
-  m = reduce_extreme(v, dims, "max", keepdim=True)
-  m = _ir.select(_ir.unary("is_finite", m), m, literal_like(0, acc, m))
-  shifted = _ir.unary("exponential",
-                      _ir.binary("subtract", v, _ir.broadcast_to(m, v.dims)))
-  total = _reduce(shifted, dims, "sum", keepdim)
-  if not keepdim:
-    m = _ir.reshape(m, total.dims)
-  return wrap(_ir.convert(_ir.binary("add", _ir.unary("log", total), m), code))
+  # The max is subtracted first (ops/reduction_ops.h).
+  return _XLAC._logsumexp(x, reduction_dims(dim, x.dim()), keepdim, code)
 
 
 # ---------------------------------------------------------------------------

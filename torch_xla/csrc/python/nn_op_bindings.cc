@@ -1,6 +1,7 @@
 // _XLAC bindings of the nn core builders (torch_xla/csrc/ops: loss_ops,
-// norm_ops, index_ops): the Python rules' single call per op (losses.py,
-// normalization.py, embedding.py, index_util.py). Each binding only
+// norm_ops, index_ops, and reduction_ops' max.dim, argmax, prod, var/std,
+// any/all, logsumexp): the Python rules' single call per op (losses.py,
+// normalization.py, embedding.py, index_util.py, reductions.py). Each binding only
 // converts arguments (tensors through ToXlaTensor, None for an absent
 // optional tensor, Python numbers as scalar parameters) and returns the
 // op's result as 'xla' tensors, a tuple for multi-output ops; the IR and
@@ -9,14 +10,17 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "pybind11/stl.h"
 #include "torch_xla/csrc/ops/index_ops.h"
 #include "torch_xla/csrc/ops/loss_ops.h"
 #include "torch_xla/csrc/ops/norm_ops.h"
 #include "torch_xla/csrc/ops/opmath.h"
+#include "torch_xla/csrc/ops/reduction_ops.h"
 #include "torch_xla/csrc/python/bindings.h"
 #include "torch_xla/csrc/python/op_bindings.h"
 #include "torch_xla/csrc/python/scalar_leaves.h"
@@ -50,6 +54,22 @@ Value OptionalValue(py::handle object) {
 py::object WrapOrNone(Value value, int device) {
   if (!value) return py::none();
   return WrapTensor(XlaTensor::FromIr(std::move(value), device));
+}
+
+// A builder's result for the operand `in`: a clone of it where the builder
+// returned its value unchanged (a reduction over no dims), never an alias.
+py::object Result(Value value, const Operand& in) {
+  return WrapTensor(ResultTensor(std::move(value), in.tensor, in.value));
+}
+
+// `kind` checked against the two a builder takes.
+const std::string& Kind(const std::string& kind, const char* a,
+                        const char* b) {
+  if (kind != a && kind != b) {
+    ThrowStatus(absl::InvalidArgumentError(absl::StrCat(
+        "kind must be '", a, "' or '", b, "', got '", kind, "'")));
+  }
+  return kind;
 }
 
 ops::Reduction ToReduction(int64_t code) {
@@ -204,9 +224,91 @@ void InitIndexBindings(py::module_& m) {
       "and is not `exempt` (ops/index_ops.h; a device-side index check).");
 }
 
+void InitReductionOpBindings(py::module_& m) {
+  m.def(
+      "_extreme_and_index",
+      [](py::handle x, int64_t dim, const std::string& kind, bool keepdim) {
+        Operand in = Read(x);
+        auto r = ValueOrThrow(ops::ExtremeAndIndex(
+            in.value, dim, Kind(kind, "max", "min").c_str(), keepdim));
+        return py::make_tuple(Result(std::move(r.first), in),
+                              WrapOrNone(std::move(r.second),
+                                         in.tensor->device()));
+      },
+      py::arg("x"), py::arg("dim"), py::arg("kind"), py::arg("keepdim"),
+      "max.dim / min.dim along a canonical dim (ops/reduction_ops.h) -> "
+      "(values, first indices).");
+  m.def(
+      "_arg_extreme",
+      [](py::handle x, std::optional<int64_t> dim, const std::string& kind,
+         bool keepdim) {
+        Operand in = Read(x);
+        return WrapOrNone(ValueOrThrow(ops::ArgExtreme(
+                              in.value, dim, Kind(kind, "max", "min").c_str(),
+                              keepdim)),
+                          in.tensor->device());
+      },
+      py::arg("x"), py::arg("dim"), py::arg("kind"), py::arg("keepdim"),
+      "argmax / argmin along a canonical dim, or of the flattened x for "
+      "None (ops/reduction_ops.h).");
+  m.def(
+      "_prod",
+      [](py::handle x, const std::vector<int64_t>& dims, bool keepdim,
+         int code) {
+        Operand in = Read(x);
+        return Result(
+            ValueOrThrow(ops::Prod(in.value, dims, keepdim, ToDType(code))),
+            in);
+      },
+      py::arg("x"), py::arg("dims"), py::arg("keepdim"), py::arg("dtype"),
+      "Product over sorted canonical `dims`, result in `dtype` "
+      "(ops/reduction_ops.h).");
+  m.def(
+      "_var_mean",
+      [](py::handle x, const std::vector<int64_t>& dims, py::handle divisor,
+         bool keepdim, bool sqrt) {
+        Operand in = Read(x);
+        const DType acc = ops::OpMathType(in.value.shape().dtype);
+        auto r = ValueOrThrow(ops::VarMean(in.value, dims,
+                                           ScalarLeafAtSite(divisor, acc),
+                                           keepdim, sqrt));
+        const int device = in.tensor->device();
+        return py::make_tuple(WrapOrNone(std::move(r.first), device),
+                              WrapOrNone(std::move(r.second), device));
+      },
+      py::arg("x"), py::arg("dims"), py::arg("divisor"), py::arg("keepdim"),
+      py::arg("sqrt"),
+      "(var, or std with `sqrt`, and mean) over `dims`; `divisor` the "
+      "element count less the correction (ops/reduction_ops.h).");
+  m.def(
+      "_any_all",
+      [](py::handle x, const std::vector<int64_t>& dims,
+         const std::string& kind, bool keepdim) {
+        Operand in = Read(x);
+        return Result(ValueOrThrow(ops::AnyAll(in.value, dims,
+                                               Kind(kind, "or", "and").c_str(),
+                                               keepdim)),
+                      in);
+      },
+      py::arg("x"), py::arg("dims"), py::arg("kind"), py::arg("keepdim"),
+      "any (kind 'or') / all ('and') over `dims` (ops/reduction_ops.h).");
+  m.def(
+      "_logsumexp",
+      [](py::handle x, const std::vector<int64_t>& dims, bool keepdim,
+         int code) {
+        Operand in = Read(x);
+        return Result(ValueOrThrow(ops::LogSumExp(in.value, dims, keepdim,
+                                                  ToDType(code))),
+                      in);
+      },
+      py::arg("x"), py::arg("dims"), py::arg("keepdim"), py::arg("dtype"),
+      "logsumexp over `dims`, result in `dtype` (ops/reduction_ops.h).");
+}
+
 }  // namespace
 
 void InitNnOpBindings(py::module_& m) {
+  InitReductionOpBindings(m);
   InitLossBindings(m);
   InitNormBindings(m);
   InitIndexBindings(m);
