@@ -1,6 +1,6 @@
 """Elementwise functions of one tensor: math functions, rounding, tests
-(isnan, isinf) and activations (relu, silu, gelu, threshold) with their
-gradients. Binary arithmetic, comparisons and where are in elementwise.py.
+(isnan, isinf) and activations (relu, silu, gelu, mish, the hard and
+parameterized ones, threshold) with their gradients. Binary arithmetic, comparisons and where are in elementwise.py.
 Math functions and activations are one C++ call each (csrc/ops:
 unary_ops, activation_ops); an activation's in-place form passes
 `_inplace` to the same call.
@@ -215,11 +215,21 @@ def isinf(x):
   return wrap(_ir.compare(_ir.unary("abs", v), inf, "EQ"))
 
 
-# Codes of ops/activation_ops.h's ActivationOp and ActivationBackwardOp:
-# each activation and gradient is one C++ call.
-_RELU, _SILU, _GELU, _GELU_TANH = 0, 1, 2, 3
-_SILU_BACKWARD, _SIGMOID_BACKWARD, _TANH_BACKWARD = 0, 1, 2
-_GELU_BACKWARD, _GELU_TANH_BACKWARD = 3, 4
+# Codes of ops/activation_ops.h's ActivationOp, ActivationBackwardOp and
+# ParamActivationOp: each activation and gradient is one C++ call.
+(_RELU, _SILU, _GELU, _GELU_TANH, _HARDSWISH, _HARDSIGMOID,
+ _MISH) = range(7)
+(_SIGMOID_BACKWARD, _TANH_BACKWARD, _GELU_BACKWARD, _GELU_TANH_BACKWARD,
+ _HARDSWISH_BACKWARD, _HARDSIGMOID_BACKWARD) = range(6)
+_LEAKY_RELU, _ELU, _SOFTPLUS, _HARDTANH = range(4)
+
+
+def _float_only(kernel, x):
+  """Eager's error for an activation of a non-float tensor."""
+  if not x.dtype.is_floating_point:
+    raise NotImplementedError(
+        f"\"{kernel}\" not implemented for "
+        f"'{_dtypes.scalar_type_name(x.dtype)}'")
 
 
 def _gelu_code(approximate, forward):
@@ -235,29 +245,70 @@ def relu(x, _inplace=False):
   return _XLAC._activation(_RELU, x, _inplace)
 
 
-@op(aten.silu.default)
-def silu(x, _inplace=False):
-  return _XLAC._activation(_SILU, x, _inplace)
+def _activation(code, kernel):
+  """An activation without parameters on floats (eager's error for other
+  dtypes)."""
+
+  def rule(x, _inplace=False):
+    _float_only(kernel, x)
+    return _XLAC._activation(code, x, _inplace)
+
+  rule.__name__ = kernel.replace("_cpu", "")
+  return rule
+
+
+silu = op(aten.silu.default)(_activation(_SILU, "silu_cpu"))
+hardswish = op(aten.hardswish.default)(_activation(_HARDSWISH,
+                                                   "hardswish_cpu"))
+hardsigmoid = op(aten.hardsigmoid.default)(_activation(_HARDSIGMOID,
+                                                       "hardsigmoid_cpu"))
+mish = op(aten.mish.default)(_activation(_MISH, "mish_cpu"))
 
 
 @op(aten.gelu.default)
 def gelu(x, approximate="none", _inplace=False):
+  _float_only("GeluKernelImpl", x)
   return _XLAC._activation(_gelu_code(approximate, True), x, _inplace)
 
 
-op(aten.relu_.default)(inplace_of(relu))
-op(aten.silu_.default)(inplace_of(silu))
-op(aten.gelu_.default)(inplace_of(gelu))
+@op(aten.leaky_relu.default)
+def leaky_relu(x, negative_slope=0.01, _inplace=False):
+  _float_only("leaky_relu_cpu", x)
+  return _XLAC._param_activation(_LEAKY_RELU, x, (negative_slope,),
+                                 _inplace)
+
+
+@op(aten.elu.default)
+def elu(x, alpha=1, scale=1, input_scale=1, _inplace=False):
+  _float_only("elu_cpu", x)
+  return _XLAC._param_activation(_ELU, x, (alpha, scale, input_scale),
+                                 _inplace)
+
+
+@op(aten.softplus.default)
+def softplus(x, beta=1, threshold=20):
+  _float_only("softplus_cpu", x)
+  return _XLAC._param_activation(_SOFTPLUS, x, (beta, threshold))
+
+
+@op(aten.hardtanh.default)
+def hardtanh(x, min_val=-1, max_val=1, _inplace=False):
+  """clamp(x, min_val, max_val) in x's dtype (ops/select_ops.h)."""
+  return _XLAC._clamp(x, min_val, max_val, _CODES[x.dtype], _inplace)
+
+
+for _functional, _overload in (
+    (relu, aten.relu_.default), (silu, aten.silu_.default),
+    (gelu, aten.gelu_.default), (hardswish, aten.hardswish_.default),
+    (hardsigmoid, aten.hardsigmoid_.default), (mish, aten.mish_.default),
+    (leaky_relu, aten.leaky_relu_.default), (elu, aten.elu_.default),
+    (hardtanh, aten.hardtanh_.default)):
+  op(_overload)(inplace_of(_functional))
 
 
 @op(aten.gelu_backward.default)
 def gelu_backward(grad, x, approximate="none"):
   return _XLAC._activation_backward(_gelu_code(approximate, False), grad, x)
-
-
-@op(aten.silu_backward.default)
-def silu_backward(grad, x):
-  return _XLAC._activation_backward(_SILU_BACKWARD, grad, x)
 
 
 @op(aten.sigmoid_backward.default)
@@ -268,6 +319,55 @@ def sigmoid_backward(grad, output):
 @op(aten.tanh_backward.default)
 def tanh_backward(grad, output):
   return _XLAC._activation_backward(_TANH_BACKWARD, grad, output)
+
+
+@op(aten.hardswish_backward.default)
+def hardswish_backward(grad, x):
+  return _XLAC._activation_backward(_HARDSWISH_BACKWARD, grad, x)
+
+
+@op(aten.hardsigmoid_backward.default)
+def hardsigmoid_backward(grad, x):
+  return _XLAC._activation_backward(_HARDSIGMOID_BACKWARD, grad, x)
+
+
+_NEGATIVE_SLOPE_INPLACE = (
+    "In-place {} backward calculation is triggered with a negative slope "
+    "which is not supported. This is caused by calling in-place forward "
+    "function with a negative slope, please call out-of-place version "
+    "instead.")
+
+
+@op(aten.leaky_relu_backward.default)
+def leaky_relu_backward(grad, x, negative_slope, self_is_result):
+  if self_is_result and negative_slope < 0:
+    raise RuntimeError(
+        _NEGATIVE_SLOPE_INPLACE.format("leakyReLu") +
+        " File an issue at https://github.com/pytorch/pytorch if you do "
+        "require supporting in-place leakRelu backward calculation with "
+        "negative slope")
+  return _XLAC._param_activation_backward(_LEAKY_RELU, grad, x,
+                                          (negative_slope,))
+
+
+@op(aten.elu_backward.default)
+def elu_backward(grad, alpha, scale, input_scale, is_result, self_or_result):
+  if is_result and alpha < 0:
+    raise RuntimeError(_NEGATIVE_SLOPE_INPLACE.format("elu"))
+  return _XLAC._param_activation_backward(
+      _ELU, grad, self_or_result, (alpha, scale, input_scale), is_result)
+
+
+@op(aten.softplus_backward.default)
+def softplus_backward(grad, x, beta, threshold):
+  return _XLAC._param_activation_backward(_SOFTPLUS, grad, x,
+                                          (beta, threshold))
+
+
+@op(aten.hardtanh_backward.default)
+def hardtanh_backward(grad, x, min_val, max_val):
+  return _XLAC._param_activation_backward(_HARDTANH, grad, x,
+                                          (min_val, max_val))
 
 
 @op(aten.threshold.default)

@@ -19,6 +19,7 @@
 #include "torch_xla/csrc/ops/activation_ops.h"
 #include "torch_xla/csrc/ops/division_ops.h"
 #include "torch_xla/csrc/ops/logical_ops.h"
+#include "torch_xla/csrc/ops/opmath.h"
 #include "torch_xla/csrc/ops/select_ops.h"
 #include "torch_xla/csrc/python/bindings.h"
 #include "torch_xla/csrc/python/ir_values.h"
@@ -143,6 +144,16 @@ Value OptionalOperand(py::handle object, DType dtype, bool checked) {
   return OperandValue(object, dtype, checked);
 }
 
+// An activation's parameters (Python numbers) as scalar parameters of the
+// opmath type of `dtype`.
+std::vector<Value> ParamValues(const py::sequence& params, DType dtype) {
+  std::vector<Value> values;
+  for (py::handle p : params) {
+    values.push_back(OperandValue(p, ops::OpMathType(dtype)));
+  }
+  return values;
+}
+
 void InitElementwiseOpBuilders(py::module_& m) {
   m.def(
       "_logical",
@@ -214,7 +225,40 @@ void InitElementwiseOpBuilders(py::module_& m) {
       },
       py::arg("op"), py::arg("x"), py::arg("inplace") = false,
       "An activation of x (ops/activation_ops.h; op: 0 relu, 1 silu, 2 "
-      "gelu, 3 gelu tanh). A new tensor, or x updated with `inplace`.");
+      "gelu, 3 gelu tanh, 4 hardswish, 5 hardsigmoid, 6 mish). A new "
+      "tensor, or x updated with `inplace`.");
+  m.def(
+      "_param_activation",
+      [](int op, py::handle x, const py::sequence& params, bool inplace) {
+        const ops::ParamActivationOp kind =
+            ValueOrThrow(ops::ParamActivationOpFromCode(op));
+        XlaTensorPtr t = ToXlaTensor(x);
+        Value out = ValueOrThrow(ops::ParamActivation(
+            kind, ValueOf(t), ParamValues(params, t->shape().dtype)));
+        return Result(std::move(out), t->device(), x, inplace);
+      },
+      py::arg("op"), py::arg("x"), py::arg("params"),
+      py::arg("inplace") = false,
+      "An activation with parameters (ops/activation_ops.h; op: 0 "
+      "leaky_relu (slope), 1 elu (alpha, scale, input_scale), 2 softplus "
+      "(beta, threshold)). A new tensor, or x updated with `inplace`.");
+  m.def(
+      "_param_activation_backward",
+      [](int op, py::handle grad, py::handle x, const py::sequence& params,
+         bool x_is_result) {
+        const ops::ParamActivationOp kind =
+            ValueOrThrow(ops::ParamActivationOpFromCode(op));
+        XlaTensorPtr g = ToXlaTensor(grad);
+        Value out = ValueOrThrow(ops::ParamActivationBackward(
+            kind, ValueOf(g), ValueOf(ToXlaTensor(x)),
+            ParamValues(params, g->shape().dtype), x_is_result));
+        return Wrapped(std::move(out), g->device());
+      },
+      py::arg("op"), py::arg("grad"), py::arg("x"), py::arg("params"),
+      py::arg("x_is_result") = false,
+      "The gradient of an activation with parameters in grad's dtype "
+      "(ops/activation_ops.h; op as _param_activation, 3 hardtanh (min, "
+      "max)); x is the forward's input, or its output with x_is_result.");
   m.def(
       "_activation_backward",
       [](int op, py::handle grad, py::handle x) {
@@ -227,7 +271,8 @@ void InitElementwiseOpBuilders(py::module_& m) {
       },
       py::arg("op"), py::arg("grad"), py::arg("x"),
       "An activation's gradient in grad's dtype (ops/activation_ops.h; op: "
-      "0 silu, 1 sigmoid, 2 tanh (x: the output), 3 gelu, 4 gelu tanh).");
+      "0 sigmoid, 1 tanh (x: the output), 2 gelu, 3 gelu tanh, 4 "
+      "hardswish, 5 hardsigmoid).");
   m.def(
       "_threshold",
       [](py::handle x, py::handle threshold, py::handle value,
