@@ -243,5 +243,21 @@ TEST(OpsTest, VarMeanAnyAllProdAndLogSumExpKeepEagerDtypes) {
             Shape(DType::kF16, {}));
 }
 
+TEST(OpsTest, AdvancedIndexPlacesTheBatchDimsAsNumpy) {
+  Value x = Leaf(DType::kF32, {4, 5, 6});
+  Value rows = Leaf(DType::kI64, {2, 3}), cols = Leaf(DType::kI32, {3});
+  EXPECT_EQ(Ok(ops::AdvancedIndex(x, {rows})).shape(),
+            Shape(DType::kF32, {2, 3, 5, 6}));
+  // Adjacent indexed dims stay in place; apart, the batch goes in front.
+  EXPECT_EQ(Ok(ops::AdvancedIndex(x, {Value(), rows, cols})).shape(),
+            Shape(DType::kF32, {4, 2, 3}));
+  EXPECT_EQ(Ok(ops::AdvancedIndex(x, {cols, Value(), cols})).shape(),
+            Shape(DType::kF32, {3, 5}));
+  EXPECT_FALSE(ops::AdvancedIndex(x, {Leaf(DType::kI64, {2}),
+                                      Leaf(DType::kI64, {3})})
+                   .ok());  // indices that do not broadcast
+  EXPECT_FALSE(ops::AdvancedIndex(x, {Value()}).ok());
+}
+
 }  // namespace
 }  // namespace torch_xla

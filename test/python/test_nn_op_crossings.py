@@ -68,7 +68,13 @@ def _cases():
   r = _host(torch.randn(4, 6))
   flags = _host(torch.randn(4, 6) > 0)
   scalar = _host(torch.tensor(2.5))
+  rows = _host(torch.tensor([[0, -1], [3, 2]]))
+  cols = _host(torch.tensor([1, -2]))
+  grid = _host(torch.randn(4, 5, 6))
   return {
+      "index_one_dim": lambda: aten.index.Tensor(grid, [rows]),
+      "index_two_apart": lambda: aten.index.Tensor(grid, [cols, None, cols]),
+      "index_adjacent": lambda: aten.index.Tensor(grid, [None, rows, cols]),
       "max.dim": lambda: aten.max.dim(r, 1),
       "min.dim_keepdim": lambda: aten.min.dim(r, 0, True),
       "max.dim_0d": lambda: aten.max.dim(scalar, 0),

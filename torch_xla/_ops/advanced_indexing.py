@@ -1,10 +1,11 @@
 """Advanced indexing (x[idx], x[idx] = v: index, index_put) on the IR
-gather/scatter ops. The other indexing ops: index_along_dim.py,
+gather/scatter ops; x[idx] is built in C++ (torch_xla/csrc/ops/
+index_ops.h), one _XLAC call. The other indexing ops: index_along_dim.py,
 gather_scatter.py, masked_ops.py, embedding.py.
 
 Index values known on the host (a cpu index tensor, a list, or an 'xla'
 tensor whose value was just uploaded) are checked there, as eager checks
-them: an out-of-range one raises IndexError (index_util.index_value).
+them: an out-of-range one raises IndexError (index_util.checked_index).
 Indices computed on the device are checked on the device, for x[idx],
 index_select/copy/add/fill and embedding: the step computes a flag, and
 IndexError naming the op is raised at the next read or sync
@@ -26,10 +27,10 @@ torch.where or masked_fill to keep them on the device).
 import torch
 
 from torch_xla import _XLAC, _dtypes, _ir
-from torch_xla._ops._common import (broadcast_shapes, check_same_device,
-                                    code_of, literal, scalar)
-from torch_xla._ops.index_util import (index_value, wrap_negative, fallback,
-                                       index_mask)
+from torch_xla._ops._common import (check_same_device, code_of, literal,
+                                    scalar)
+from torch_xla._ops.index_util import (checked_index, wrap_negative,
+                                       fallback, index_mask)
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
 
@@ -38,20 +39,46 @@ from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
 
 
 def _broadcast_index_shapes(shapes):
-  try:
-    return broadcast_shapes(*[list(s) for s in shapes])
-  except RuntimeError:
-    raise IndexError(
-        "shape mismatch: indexing tensors could not be broadcast together "
-        f"with shapes {', '.join(str(list(s)) for s in shapes)}") from None
+  """The index tensors' common (numpy-broadcast) shape; eager's IndexError
+  when they do not broadcast. Plain Python: no call into C++."""
+  shapes = [list(s) for s in shapes]
+  rank = max(len(s) for s in shapes)
+  out = [1] * rank
+  for s in shapes:
+    for i, n in enumerate(s, rank - len(s)):
+      if out[i] == 1:
+        out[i] = n
+      elif n not in (1, out[i]):
+        raise IndexError(
+            "shape mismatch: indexing tensors could not be broadcast "
+            f"together with shapes {', '.join(str(t) for t in shapes)}")
+  return out
 
 
 def _is_mask(t):
   return t is not None and t.dtype in (torch.bool, torch.uint8)
 
 
+def _checked_indices(x, indices):
+  """The integer index tensors of x[indices] (None = ':') as 'xla' tensors
+  (cpu ones uploaded), their values checked as eager checks them (on the
+  host when it knows them, else on the device: index_util.checked_index),
+  and eager's IndexError for too many indices or shapes that do not
+  broadcast."""
+  rank = x.dim()
+  if len(indices) > rank:
+    raise IndexError(f"too many indices for tensor of dimension {rank} "
+                     f"(got {len(indices)})")
+  _broadcast_index_shapes([i.shape for i in indices if i is not None])
+  device = x.device.index
+  return [None if i is None else checked_index(
+      i, device, (x.shape[d], d, True, None), op="index")
+          for d, i in enumerate(indices)]
+
+
 class _Advanced:
-  """The geometry of x[indices] for integer index tensors (None = ':').
+  """The geometry of x[indices] = v (index_put) for integer index tensors
+  (None = ':'); x[indices] itself is one builder call (_XLAC._index).
 
   idx: s64 [*B, k] start indices of the k indexed dims; result shape: the
   indexed dims replaced by B, at the first indexed dim when they are
@@ -60,18 +87,13 @@ class _Advanced:
 
   def __init__(self, x, indices):
     rank = x.dim()
-    if len(indices) > rank:
-      raise IndexError(f"too many indices for tensor of dimension {rank} "
-                       f"(got {len(indices)})")
     shape = list(x.shape)
+    indices = _checked_indices(x, indices)
     self.dims = [d for d, i in enumerate(indices) if i is not None]
     batch = _broadcast_index_shapes([indices[d].shape for d in self.dims])
-    device = x.device.index
     cols = []
     for d in self.dims:
-      bounds = (shape[d], d, True, None)
-      v = wrap_negative(index_value(indices[d], device, bounds, op="index"),
-                        shape[d])
+      v = wrap_negative(_ir.convert(xt_of(indices[d]), _ir.S64), shape[d])
       cols.append(_ir.reshape(_ir.broadcast_to(v, batch), batch + [1]))
     self.idx = cols[0] if len(cols) == 1 else _ir.concatenate(
         cols, len(batch))
@@ -83,14 +105,7 @@ class _Advanced:
                         for j in range(len(rest))]
     rest_sizes = [shape[d] for d in rest]
     self.result_shape = rest_sizes[:at] + batch + rest_sizes[at:]
-    self.slice_sizes = [1 if d in dims else shape[d] for d in range(rank)]
     self.index_vec_dim = len(batch)
-
-  def gather(self, v):
-    return _ir.gather(v, self.idx, offset_dims=self.offset_dims,
-                      collapsed_dims=self.dims, start_index_map=self.dims,
-                      index_vec_dim=self.index_vec_dim,
-                      slice_sizes=self.slice_sizes)
 
   def scatter(self, v, updates, kind):
     return _ir.scatter(v, self.idx, updates, window_dims=self.offset_dims,
@@ -110,7 +125,8 @@ def index(x, indices):
     return fallback(aten.index.Tensor, (x, indices), {}, _MASK_REASON)
   if all(i is None for i in indices):
     return wrap(_XLAC._clone(xt_of(x)))
-  return wrap(_Advanced(x, indices).gather(xt_of(x)))
+  # One gather, negative indices wrapped: ops/index_ops.h.
+  return _XLAC._index(x, _checked_indices(x, indices))
 
 
 # index_put: x[indices] = values (accumulate: +=).

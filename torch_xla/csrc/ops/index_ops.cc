@@ -104,6 +104,73 @@ absl::StatusOr<Value> EmbeddingBackward(Value grad, Value indices,
   return ScatterAddRows(std::move(base), std::move(idx), std::move(g));
 }
 
+absl::StatusOr<Value> AdvancedIndex(Value x,
+                                    const std::vector<Value>& indices) {
+  const std::vector<int64_t> shape = x.shape().dims;
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  std::vector<int64_t> dims;
+  std::vector<const Shape*> index_shapes;
+  for (size_t d = 0; d < indices.size(); ++d) {
+    if (!indices[d]) continue;
+    dims.push_back(static_cast<int64_t>(d));
+    index_shapes.push_back(&indices[d].shape());
+  }
+  if (static_cast<int64_t>(indices.size()) > rank || dims.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "index: ", indices.size(), " indices (", dims.size(),
+        " of them tensors) for a tensor of shape ", x.shape().ToString()));
+  }
+  TXLA_ASSIGN_OR_RETURN(std::vector<int64_t> batch,
+                        InferBroadcastDims(index_shapes));
+  const int64_t b = static_cast<int64_t>(batch.size());
+  std::vector<int64_t> column = batch;
+  column.push_back(1);
+  std::vector<Value> columns;
+  for (int64_t d : dims) {
+    // s64, negatives wrapped, broadcast to [*B, 1].
+    TXLA_ASSIGN_OR_RETURN(Value v, MakeConvert(indices[d], DType::kI64));
+    const std::vector<int64_t> v_dims = v.shape().dims;
+    TXLA_ASSIGN_OR_RETURN(Value zero, MakeLiteral(0, DType::kI64, v_dims));
+    TXLA_ASSIGN_OR_RETURN(Value size,
+                          MakeLiteral(static_cast<double>(shape[d]),
+                                      DType::kI64, v_dims));
+    TXLA_ASSIGN_OR_RETURN(Value negative, Compare(v, std::move(zero), "LT"));
+    TXLA_ASSIGN_OR_RETURN(Value wrapped, Apply(OpKind::kAdd, v,
+                                               std::move(size)));
+    TXLA_ASSIGN_OR_RETURN(v, Select(std::move(negative), std::move(wrapped),
+                                    std::move(v)));
+    TXLA_ASSIGN_OR_RETURN(v, MakeBroadcastTo(std::move(v), batch));
+    TXLA_ASSIGN_OR_RETURN(v, MakeReshape(std::move(v), column));
+    columns.push_back(std::move(v));
+  }
+  Value idx = columns[0];
+  if (columns.size() > 1) {
+    TXLA_ASSIGN_OR_RETURN(NodePtr node,
+                          MakeNode(OpKind::kConcatenate, std::move(columns),
+                                   Attrs().Set("dimension", b)));
+    idx = Value(std::move(node));
+  }
+  bool adjacent = true;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    adjacent = adjacent && dims[i] == dims[0] + static_cast<int64_t>(i);
+  }
+  const int64_t at = adjacent ? dims[0] : 0;
+  const int64_t rest = rank - static_cast<int64_t>(dims.size());
+  std::vector<int64_t> offset_dims, slice_sizes(shape);
+  for (int64_t j = 0; j < rest; ++j) offset_dims.push_back(j < at ? j : j + b);
+  for (int64_t d : dims) slice_sizes[d] = 1;
+  TXLA_ASSIGN_OR_RETURN(
+      NodePtr node,
+      MakeNode(OpKind::kGather, {std::move(x), std::move(idx)},
+               Attrs()
+                   .Set("offset_dims", std::move(offset_dims))
+                   .Set("collapsed_dims", dims)
+                   .Set("start_index_map", dims)
+                   .Set("index_vec_dim", b)
+                   .Set("slice_sizes", std::move(slice_sizes))));
+  return Value(std::move(node));
+}
+
 absl::StatusOr<Value> IndexOutOfRange(Value index, int64_t low, int64_t size,
                                       std::optional<int64_t> exempt) {
   TXLA_ASSIGN_OR_RETURN(Value v, MakeConvert(std::move(index), DType::kI64));

@@ -2,13 +2,16 @@
 #define TORCH_XLA_CSRC_OPS_INDEX_OPS_H_
 
 // Embedding lookups and their gradient, as one gather / one scatter-add of
-// rows, and the predicate of a device-side index check. The callers
-// (torch_xla/_ops/embedding.py, index_util.py through _XLAC._embedding,
-// _embedding_backward and _index_out_of_range) check dtypes and host-known
+// rows, advanced indexing (x[idx]) as one gather, and the predicate of a
+// device-side index check. The callers
+// (torch_xla/_ops/embedding.py, advanced_indexing.py, index_util.py
+// through _XLAC._embedding, _embedding_backward, _index and
+// _index_out_of_range) check dtypes and host-known
 // index values and raise eager's errors.
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "torch_xla/csrc/ir/node.h"
@@ -27,6 +30,14 @@ absl::StatusOr<Value> Embedding(Value weight, Value indices);
 absl::StatusOr<Value> EmbeddingBackward(Value grad, Value indices,
                                         int64_t num_weights, Value padding_idx,
                                         bool scale_grad_by_freq);
+
+// x[indices] for integer index tensors (aten.index.Tensor): `indices` has
+// one entry per leading dim of x, a null Value for ':'. The indices
+// broadcast to one batch shape B; negative ones wrap as in Python. The
+// result is x's dims with the indexed ones replaced by B, at the first
+// indexed dim when they are adjacent, else in front (numpy's rule). One
+// gather; out-of-range indices are the callers' to check.
+absl::StatusOr<Value> AdvancedIndex(Value x, const std::vector<Value>& indices);
 
 // A pred 0-d value: true when some element of the integer `index` is
 // outside [low, size), not counting elements equal to `exempt`.

@@ -210,6 +210,18 @@ void InitIndexBindings(py::module_& m) {
       "aten.embedding_dense_backward, one scatter-add of rows (ops/"
       "index_ops.h); padding_idx an int or None.");
   m.def(
+      "_index",
+      [](py::handle x, const std::vector<py::handle>& indices) {
+        Operand in = Read(x);
+        std::vector<Value> values;
+        for (py::handle index : indices) values.push_back(OptionalValue(index));
+        return WrapOrNone(ValueOrThrow(ops::AdvancedIndex(in.value, values)),
+                          in.tensor->device());
+      },
+      py::arg("x"), py::arg("indices"),
+      "x[indices] for integer index tensors (None for ':'), one gather "
+      "(ops/index_ops.h).");
+  m.def(
       "_index_out_of_range",
       [](py::handle index, int64_t low, int64_t size,
          std::optional<int64_t> exempt) {
