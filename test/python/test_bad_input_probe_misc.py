@@ -1,13 +1,17 @@
 """The bad-input probe (see test_bad_input_probe.py for the harness): Python
 indexing syntax, memory formats, dtypes the device does not have, autograd
 misuse, composite ops (einsum, tensordot, interpolate, fold, grid_sample,
-pixel_shuffle), and values only the device knows (masked_scatter)."""
+pixel_shuffle), pooling and convolution corners, gathers and puts,
+distances, histograms, factories, float-to-integer conversion, and values
+only the device knows (masked_scatter)."""
 
 import pytest
 import torch
 import torch.nn.functional as F
 
 from test_bad_input_probe import case, f, ints, params, run
+
+_NAN, _INF = float("nan"), float("inf")
 
 _A = "helper A (elementwise, masked_ops, csrc/ops): "
 _B = "helper B (reductions): "
@@ -115,6 +119,112 @@ CASES = [
         d, [1])), xfail=_A + "heaviside of two dtypes computes; eager "
          "raises"),
     case("where scalars ok", lambda d: torch.where(f(d, 3) > 0, 1, 2.5)),
+    # Pooling and convolution corners.
+    case("max_pool2d dilation 0", lambda d: F.max_pool2d(
+        f(d, 1, 1, 5, 5), 2, dilation=0)),
+    case("max_pool2d negative stride", lambda d: F.max_pool2d(
+        f(d, 1, 1, 5, 5), 2, stride=-1)),
+    case("max_pool2d kernel of 3 for 2-d", lambda d: F.max_pool2d(
+        f(d, 1, 1, 5, 5), (2, 2, 2))),
+    case("max_pool2d ceil_mode ok", lambda d: F.max_pool2d(
+        f(d, 1, 1, 5, 5), 3, stride=2, padding=1, ceil_mode=True)),
+    case("max_pool2d empty batch ok", lambda d: F.max_pool2d(
+        f(d, 0, 1, 5, 5), 2, return_indices=True)),
+    case("max_pool2d empty channels", lambda d: F.max_pool2d(
+        f(d, 1, 0, 5, 5), 2)),
+    case("max_pool2d bool", lambda d: F.max_pool2d(f(d, 1, 1, 4, 4) > 0, 2)),
+    case("max_pool3d output too small", lambda d: F.max_pool3d(
+        f(d, 1, 1, 2, 2, 2), 3)),
+    case("avg_pool2d empty batch ok", lambda d: F.avg_pool2d(
+        f(d, 0, 1, 5, 5), 2)),
+    case("avg_pool2d bool", lambda d: F.avg_pool2d(f(d, 1, 1, 4, 4) > 0, 2)),
+    case("avg_pool3d pad too big", lambda d: F.avg_pool3d(
+        f(d, 1, 1, 2, 2, 2), 2, padding=2)),
+    case("adaptive_max_pool2d negative size", lambda d: F.adaptive_max_pool2d(
+        f(d, 1, 1, 5, 5), -1)),
+    case("adaptive_avg_pool3d of 2-d", lambda d: F.adaptive_avg_pool3d(
+        f(d, 5, 5), 2)),
+    case("max_unpool2d ok", lambda d: F.max_unpool2d(*F.max_pool2d(
+        f(d, 1, 1, 4, 4), 2, return_indices=True), 2)),
+    case("conv2d padding string", lambda d: F.conv2d(
+        f(d, 1, 1, 4, 4), f(d, 1, 1, 2, 2), padding="full")),
+    case("conv2d same even kernel ok", lambda d: F.conv2d(
+        f(d, 1, 1, 4, 4), f(d, 1, 1, 2, 2), padding="same")),
+    case("conv2d groups 0", lambda d: F.conv2d(f(d, 1, 2, 4, 4),
+                                               f(d, 2, 1, 2, 2), groups=0)),
+    case("conv2d weight without out channels", lambda d: F.conv2d(
+        f(d, 1, 1, 4, 4), f(d, 0, 1, 3, 3))),
+    case("conv2d stride of 3 for 2-d", lambda d: F.conv2d(
+        f(d, 1, 1, 4, 4), f(d, 1, 1, 3, 3), stride=(1, 1, 1))),
+    case("conv2d 5-d input", lambda d: F.conv2d(f(d, 1, 1, 2, 4, 4),
+                                                f(d, 1, 1, 3, 3))),
+    case("conv_transpose2d groups", lambda d: F.conv_transpose2d(
+        f(d, 1, 4, 4, 4), f(d, 4, 1, 2, 2), groups=3)),
+    case("conv_transpose2d output too small", lambda d: F.conv_transpose2d(
+        f(d, 1, 2, 1, 1), f(d, 2, 1, 1, 1), padding=2)),
+    case("conv reflect padding too big", lambda d: F.conv2d(F.pad(
+        f(d, 1, 1, 4, 4), (5, 5, 5, 5), mode="reflect"), f(d, 1, 1, 3, 3))),
+    # Gathers, scatters and puts.
+    case("gather dim 2", lambda d: torch.gather(f(d, 2, 3), 2, ints(d,
+                                                                    [[0]]))),
+    case("gather float index", lambda d: torch.gather(f(d, 2, 3), 1,
+                                                      f(d, 2, 1))),
+    case("gather empty index ok", lambda d: torch.gather(f(d, 2, 3), 1, ints(
+        d, [[], []]))),
+    case("scatter int32 index", lambda d: f(d, 3).scatter(0, ints(
+        d, [0], torch.int32), 1.0)),
+    case("scatter 1-d value", lambda d: f(d, 3).scatter(0, ints(d, [0]),
+                                                        f(d, 2))),
+    case("scatter index wider than src", lambda d: torch.zeros(2, 3).to(d)
+         .scatter(1, ints(d, [[0, 1, 2]]), f(d, 1, 2))),
+    case("scatter_reduce amax without self ok", lambda d: f(d, 3)
+         .scatter_reduce(0, ints(d, [0, 0]), f(d, 2) * 4, "amax",
+                         include_self=False)),
+    case("put_ sizes differ", lambda d: f(d, 3).put_(ints(d, [0, 1]),
+                                                     f(d, 3))),
+    case("put_ dtypes differ", lambda d: f(d, 3).put_(ints(d, [0]),
+                                                      ints(d, [1]))),
+    case("put_ accumulate duplicates ok", lambda d: f(d, 3).put_(
+        ints(d, [0, 0]), f(d, 2), accumulate=True)),
+    case("index_reduce computed", lambda d: f(d, 3).index_reduce(
+        0, ints(d, [0]) * 5, f(d, 1), "amax")),
+    case("index_copy 0-d ok", lambda d: f(d, 1).sum().index_copy(
+        0, ints(d, [0]), f(d, 1).sum() * 3)),
+    # Distances, histograms, factories.
+    case("cdist p 0 ok", lambda d: torch.cdist(f(d, 2, 3), f(d, 2, 3) * 2,
+                                               p=0)),
+    case("cdist ints", lambda d: torch.cdist(ints(d, [[1, 2]]),
+                                             ints(d, [[1, 2]]))),
+    case("cdist batches differ", lambda d: torch.cdist(f(d, 2, 2, 3),
+                                                       f(d, 3, 2, 3))),
+    case("pdist ints", lambda d: F.pdist(ints(d, [[1, 2], [3, 4]]))),
+    case("histc nan bound", lambda d: torch.histc(f(d, 4), 4, _NAN, 1)),
+    case("histc all nan data", lambda d: torch.histc(f(d, 4) * _NAN, 4)),
+    case("histc inf data", lambda d: torch.histc(f(d, 4) + _INF, 4)),
+    case("histc nan data in range ok", lambda d: torch.histc(
+        f(d, 4) * _NAN, 4, 0, 1)),
+    case("triu_indices ok", lambda d: torch.triu_indices(3, 4, 1, device=d)),
+    case("tril_indices int32 ok", lambda d: torch.tril_indices(
+        3, 2, dtype=torch.int32, device=d)),
+    case("triu_indices negative row", lambda d: torch.triu_indices(
+        -1, 3, device=d)),
+    case("eye of 2 sizes ok", lambda d: torch.eye(2, 3, dtype=torch.int8,
+                                                  device=d)),
+    case("empty_like channels_last of 2-d", lambda d: torch.empty_like(
+        f(d, 2, 3), memory_format=torch.channels_last)),
+    case("zeros_like channels_last_3d of 4-d", lambda d: torch.zeros_like(
+        f(d, 1, 2, 3, 4), memory_format=torch.channels_last_3d)),
+    # Float to integer out of range: undefined in C++; eager CPU wraps
+    # through int32, eager CUDA (PTX cvt) and XLA saturate. We follow CUDA.
+    case("float to int8 out of range", lambda d: (f(d, 3) * 1000).to(
+        torch.int8), eager=lambda d: (f(d, 3) * 1000).clamp(-128, 127).to(
+            torch.int8)),
+    case("negative float to uint8", lambda d: f(d, 3).to(torch.uint8),
+         eager=lambda d: f(d, 3).clamp(0, 255).to(torch.uint8)),
+    case("inf to int32", lambda d: (f(d, 3) / 0).to(torch.int32),
+         eager=lambda d: torch.tensor([-2**31, -2**31, -2**31],
+                                      dtype=torch.int32)),
+    case("nan to bool ok", lambda d: (f(d, 3) * _NAN).bool()),
     # Values only the device knows.
     case("masked_scatter source too small", lambda d: f(d, 2, 3)
          .masked_scatter(f(d, 2, 3) > -0.9, f(d, 2)), xfail=_A + "reads "

@@ -176,6 +176,10 @@ def _check(name, x, w, bias, stride, padding, dilation, transposed,
     raise RuntimeError("dilation should be greater than zero")
   if groups <= 0:
     raise RuntimeError("non-positive groups is not supported")
+  if w.shape[0] < groups:
+    raise RuntimeError(
+        f"Given groups={groups}, expected weight to be at least {groups} at "
+        f"dimension 0, but got weight of size {list(w.shape)} instead")
   if w.shape[0] % groups:
     raise RuntimeError(
         f"Given groups={groups}, expected weight to be divisible by "
@@ -194,6 +198,14 @@ def _check(name, x, w, bias, stride, padding, dilation, transposed,
           f"input{list(x.shape)} to have {w.shape[0]} channels, but got "
           f"{x.shape[1]} channels instead")
     out_channels = w.shape[1] * groups
+    size = [x.shape[2 + i] for i in range(nsp)]
+    out = [(size[i] - 1) * stride[i] - 2 * padding[i] + dilation[i] *
+           (w.shape[2 + i] - 1) + output_padding[i] + 1 for i in range(nsp)]
+    if any(o <= 0 for o in out):
+      raise RuntimeError(
+          f"Given input size per channel: ({' x '.join(map(str, size))}). "
+          f"Calculated output size per channel: "
+          f"({' x '.join(map(str, out))}). Output size is too small")
   else:
     if x.shape[1] != w.shape[1] * groups:
       raise RuntimeError(

@@ -77,12 +77,18 @@ _MEMORY_FORMAT_RANKS = {torch.channels_last: (4, "channels_last"),
                         torch.channels_last_3d: (5, "channels_last_3d")}
 
 
-@op(aten.clone.default)
-def clone(x, memory_format=None):
+def check_memory_format(x, memory_format):
+  """Eager's error for a channels-last memory format on a tensor of the
+  wrong rank (clone, contiguous and the *_like factories)."""
   if memory_format in _MEMORY_FORMAT_RANKS:
     rank, name = _MEMORY_FORMAT_RANKS[memory_format]
     if x.dim() != rank:
       raise RuntimeError(f"required rank {rank} tensor to use {name} format")
+
+
+@op(aten.clone.default)
+def clone(x, memory_format=None):
+  check_memory_format(x, memory_format)
   return wrap(_XLAC._clone(xt_of(x)))
 
 
@@ -241,6 +247,23 @@ def _copy_from(src, dst, non_blocking=False):
   return copy_(dst, src)
 
 
+def _triangle_indices(which):
+  """tril_indices / triu_indices: a small index table that depends only on
+  Python numbers, computed on the host by eager (its checks and errors
+  included) and uploaded."""
+  cpu_op = getattr(torch.ops.aten, which).default
+
+  def kernel(row, col, offset=0, dtype=None, layout=None, device=None,
+             pin_memory=None):
+    table = cpu_op(row, col, offset, dtype=dtype or torch.int64)
+    return from_host(table, _device_index(device))
+
+  kernel.__name__ = which
+  return kernel
+
+
+_xla_kernels.impl("tril_indices", _triangle_indices("tril_indices"))
+_xla_kernels.impl("triu_indices", _triangle_indices("triu_indices"))
 _xla_kernels.impl("empty.memory_format", _empty)
 _xla_kernels.impl("empty_strided", _empty_strided)
 _xla_kernels.impl("_copy_from", _copy_from)

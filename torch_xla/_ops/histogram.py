@@ -16,6 +16,7 @@ import math
 
 import torch
 
+from torch_xla import _ir
 from torch_xla._ops.registry import aten, op
 
 
@@ -30,6 +31,20 @@ def _bounds(x, low, high):
   hi = x.max().to(torch.float64)
   same = lo == hi
   return torch.where(same, lo - 1, lo), torch.where(same, hi + 1, hi)
+
+
+def _check_finite_range(lo, hi):
+  """Eager's error for a data range that is not finite (NaN or inf in x
+  with min == max): a device-side check, since the range is computed on
+  the device (torch_xla/_device_checks.py)."""
+  from torch_xla import _device_checks
+  from torch_xla._tensor import xt_of
+  v = xt_of(torch.stack([lo, hi]))
+  if v.reads_placeholder:
+    return  # a traced body never runs by itself
+  bad = _ir.reduce(_ir.unary("not", _ir.unary("is_finite", v)), [0], "or")
+  _device_checks.add(bad, "torch.histc: range of [min, max] of the data is "
+                     "not finite", error=RuntimeError)
 
 
 @op(aten.histc.default)
@@ -47,6 +62,8 @@ def histc(x, bins=100, min=0, max=0):
     raise NotImplementedError(
         f"\"histc\" not implemented for '{x.dtype}' on the XLA device")
   lo, hi = _bounds(x, low, high)
+  if isinstance(lo, torch.Tensor):
+    _check_finite_range(lo, hi)
   integral = not x.dtype.is_floating_point
   if integral and isinstance(lo, float) and lo.is_integer() and \
       hi.is_integer():

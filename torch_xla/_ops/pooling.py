@@ -29,6 +29,8 @@ max pooling, an int64 index plane broadcast over the batch).
 
 import math
 
+import torch
+
 from torch_xla import _dtypes, _ir
 from torch_xla._ops._common import check_same_device, literal
 from torch_xla._ops.registry import aten, op
@@ -67,11 +69,14 @@ class _Geometry:
 
   def __init__(self, name, x, kernel_size, stride, padding, dilation,
                ceil_mode, nsp=2):
-    if (x.dim() not in (nsp + 1, nsp + 2) or
-        any(s == 0 for s in x.shape[-nsp - 1:])):
+    if x.dim() not in (nsp + 1, nsp + 2):
       raise RuntimeError(
           f"non-empty {nsp + 1}D or {nsp + 2}D (batch mode) tensor expected "
           f"for input")
+    if any(s == 0 for s in x.shape[-nsp - 1:]):
+      raise RuntimeError(
+          f"Expected {nsp + 1}D or {nsp + 2}D (batch mode) tensor with "
+          f"optional 0 dim batch size for input, but got:{list(x.shape)}")
     self.nsp = nsp
     self.lead = x.dim() - nsp
     self.kernel = _tuple(kernel_size, "kernel_size", nsp)
@@ -129,11 +134,21 @@ class _Geometry:
                                 list(range(self.lead, len(dims))))
 
 
+def _check_not_bool(name, x):
+  if x.dtype == torch.bool:
+    raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
+
+
 def _max_pool(name, x, kernel_size, stride, padding, dilation, ceil_mode,
               nsp):
+  _check_not_bool(name, x)
   geo = _Geometry(name, x, kernel_size, stride, padding, dilation, ceil_mode,
                   nsp)
   v = xt_of(x)
+  if x.numel() == 0:  # an empty batch: no window to reduce
+    dims = v.dims[:geo.lead] + geo.out
+    return (wrap(literal(0, v.dtype, dims, x.device.index)),
+            wrap(literal(0, _ir.S64, dims, x.device.index)))
   values, indices = _ir.reduce_window(
       [v, geo.flat_index(v.dims, x.device.index)], "argmax",
       win_dilation=[1] * geo.lead + geo.dilation, **geo.window())
@@ -256,6 +271,7 @@ def _divisor(geo, count_include_pad, divisor_override, code, device):
 
 
 def _check_avg(name, x, divisor_override):
+  _check_not_bool(name, x)
   if divisor_override is not None and divisor_override == 0:
     raise RuntimeError(f"{name}: divisor must be not zero")
 
@@ -267,6 +283,8 @@ def _avg_pool(name, x, kernel_size, stride, padding, ceil_mode,
   v = xt_of(x)
   code = v.dtype
   device = x.device.index
+  if x.numel() == 0:  # an empty batch: no window to reduce
+    return wrap(literal(0, code, v.dims[:geo.lead] + geo.out, device))
   if code not in _ir.FLOAT_CODES:
     # Eager divides integer sums with truncation.
     total = _window_sum(v, geo)
@@ -352,8 +370,12 @@ def _adaptive_size(x, output_size, n=2, name=None):
   if any(s is None for s in size):
     size = [x.shape[-n + i] if s is None else s for i, s in enumerate(size)]
   if any(s < 0 for s in size):
-    raise RuntimeError(f"adaptive_avg_pool{n}d: elements of output_size must "
-                       f"be greater than or equal to 0 but received {size}")
+    if name.startswith("adaptive_max"):  # eager fails making the result
+      shape = list(x.shape[:-n]) + size
+      raise RuntimeError(f"Trying to create tensor with negative dimension "
+                         f"{min(size)}: {shape}")
+    raise RuntimeError(f"{name}: elements of output_size must be greater "
+                       f"than or equal to 0 but received {size}")
   return size
 
 

@@ -506,24 +506,28 @@ def new_full(x, size, fill_value, dtype=None, layout=None, device=None,
 @op(aten.zeros_like.default)
 def zeros_like(x, dtype=None, layout=None, device=None, pin_memory=None,
                memory_format=None):
+  copy_ops.check_memory_format(x, memory_format)
   return _filled(x, x.shape, 0, dtype, device)
 
 
 @op(aten.ones_like.default)
 def ones_like(x, dtype=None, layout=None, device=None, pin_memory=None,
               memory_format=None):
+  copy_ops.check_memory_format(x, memory_format)
   return _filled(x, x.shape, 1, dtype, device)
 
 
 @op(aten.empty_like.default)
 def empty_like(x, dtype=None, layout=None, device=None, pin_memory=None,
                memory_format=None):
+  copy_ops.check_memory_format(x, memory_format)
   return _filled(x, x.shape, 0, dtype, device)
 
 
 @op(aten.full_like.default)
 def full_like(x, fill_value, dtype=None, layout=None, device=None,
               pin_memory=None, memory_format=None):
+  copy_ops.check_memory_format(x, memory_format)
   return _filled(x, x.shape, fill_value, dtype, device)
 
 
