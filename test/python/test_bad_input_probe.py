@@ -339,3 +339,30 @@ def test_key_words_catch_a_different_message():
   assert not same_message("unsupported op", eager)
   assert not same_message("reshape failed", "shape '[4]' is invalid for "
                           "input of size 6")
+
+
+def test_raising_cases_leave_no_live_tensor():
+  """A bad call that raises leaves no 'xla' tensor (no device buffer)
+  behind: the cases where eager raises run once (RNG state and caches
+  warm up), then again, and the live tensor count is back where it
+  was."""
+  import gc
+
+  from torch_xla import _XLAC
+
+  import test_bad_input_probe_math
+  import test_bad_input_probe_misc
+  import test_bad_input_probe_nn
+  cases = (CASES + test_bad_input_probe_math.CASES +
+           test_bad_input_probe_nn.CASES + test_bad_input_probe_misc.CASES)
+  raising = [c for c in cases if c.expect or outcome(c.fn, "cpu")[0] ==
+             "raise"]
+  assert len(raising) > 200
+  for c in raising:  # warm up (RNG state, caches)
+    outcome(c.fn, torch_xla.device())
+  gc.collect()
+  before = _XLAC._live_tensor_count()
+  for c in raising:
+    outcome(c.fn, torch_xla.device())
+  gc.collect()
+  assert _XLAC._live_tensor_count() == before
