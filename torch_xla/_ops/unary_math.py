@@ -130,11 +130,13 @@ for _rule, _functional_overload, _inplace_overload in (
 
 
 def _integer_identity_or(name):
+  """Rounding: the identity (a copy) for integers, else one C++ call."""
+  kind = _ir.K[name]
 
   def rule(x):
     if not x.dtype.is_floating_point:
       return wrap(_XLAC._clone(xt_of(x)))
-    return wrap(_ir.unary(name, xt_of(x)))
+    return _XLAC._unary(kind, x, _CODES[x.dtype], False)
 
   rule.__name__ = name
   return rule
@@ -202,8 +204,10 @@ def bitwise_not(x):
 
 @op(aten.isnan.default)
 def isnan(x):
-  v = xt_of(x)
-  return wrap(_ir.compare(v, v, "NE"))
+  return _XLAC._elementwise_op(_COMPARE, (x, x), _CODES[x.dtype], "NE")
+
+
+_COMPARE = _ir.K["compare"]
 
 
 @op(aten.isinf.default)
