@@ -162,6 +162,10 @@ def repeat(x, repeats):
     raise RuntimeError(f"Trying to create tensor with negative dimension "
                        f"{min(repeats)}: {repeats}")
   shape = [1] * (len(repeats) - rank) + list(x.shape)
+  if math.prod(r * s for r, s in zip(repeats, shape)) >= 2**63:
+    raise RuntimeError(f"repeat: the result's size "
+                       f"{[r * s for r, s in zip(repeats, shape)]} overflows "
+                       f"int64 (numel: integer multiplication overflow)")
   v = _ir.reshape(xt_of(x), shape)
   # [s0, s1, ..] -> [r0, s0, r1, s1, ..] -> [r0*s0, r1*s1, ..]
   spread = []
@@ -556,6 +560,9 @@ def _arange(start, end, step=1, dtype=None, layout=None, device=None,
     n = -((start - end) // step)
   else:
     n = math.ceil((end - start) / step)
+  if n * dtype.itemsize >= 2**63:
+    raise RuntimeError(f"Storage size calculation overflowed with "
+                       f"sizes=[{n}]")
   index = _index(device, 0)
   code = code_of(dtype)
   # Integer ranges are exact in s64; float ones compute in f32 (f64 for f64).
@@ -572,7 +579,7 @@ def _arange(start, end, step=1, dtype=None, layout=None, device=None,
 def _arange_end(end, dtype=None, layout=None, device=None, pin_memory=None):
   if isinstance(end, torch.Tensor):
     end = end.item()
-  if isinstance(end, int) and not isinstance(end, bool) and end >= 0:
+  if isinstance(end, int) and not isinstance(end, bool) and 0 <= end < 2**59:
     # The common arange(n): an iota, no parameters.
     dtype = dtype or torch.int64
     code = code_of(dtype)
