@@ -259,5 +259,45 @@ TEST(OpsTest, AdvancedIndexPlacesTheBatchDimsAsNumpy) {
   EXPECT_FALSE(ops::AdvancedIndex(x, {Value()}).ok());
 }
 
+TEST(OpsTest, PointwiseLossesReduceAndRoundOnce) {
+  Value x = Leaf(DType::kBF16, {3, 4}), t = Leaf(DType::kBF16, {4});
+  Value param = Leaf(DType::kF32, {});
+  EXPECT_EQ(Ok(ops::SmoothL1Loss(x, t, ops::Reduction::kMean, param)).shape(),
+            Shape(DType::kBF16, {}));
+  EXPECT_EQ(Ok(ops::SmoothL1Loss(x, t, ops::Reduction::kNone, Value()))
+                .shape(),
+            Shape(DType::kBF16, {3, 4}));  // beta 0: |d|
+  EXPECT_EQ(Ok(ops::HuberLossBackward(Leaf(DType::kBF16, {}), x, t,
+                                      ops::Reduction::kSum, param))
+                .shape(),
+            Shape(DType::kBF16, {3, 4}));
+  EXPECT_EQ(Ok(ops::BinaryCrossEntropyWithLogits(
+                   x, x, Value(), Leaf(DType::kBF16, {4}),
+                   ops::Reduction::kNone))
+                .node->kind(),
+            OpKind::kConvert);
+  EXPECT_EQ(Ok(ops::BinaryCrossEntropyBackward(Leaf(DType::kF32, {}),
+                                               Leaf(DType::kF32, {3, 4}),
+                                               Leaf(DType::kF32, {3, 4}),
+                                               Value(), ops::Reduction::kMean))
+                .shape(),
+            Shape(DType::kF32, {3, 4}));
+  EXPECT_FALSE(ops::BinaryCrossEntropy(x, Leaf(DType::kBF16, {5}), Value(),
+                                       ops::Reduction::kSum)
+                   .ok());  // shapes that do not broadcast
+}
+
+TEST(OpsTest, RmsNormGivesRstdAndOnlyTheAskedGradients) {
+  Value x = Leaf(DType::kF16, {2, 8});
+  std::array<Value, 2> out =
+      Ok(ops::RmsNorm(x, 1, Value(), Leaf(DType::kF32, {})));
+  EXPECT_EQ(out[0].shape(), Shape(DType::kF16, {2, 8}));
+  EXPECT_EQ(out[1].shape(), Shape(DType::kF16, {2, 1}));
+  std::array<Value, 2> grads = Ok(ops::RmsNormBackward(
+      x, x, 1, out[1], Leaf(DType::kF16, {8}), {true, false}));
+  EXPECT_EQ(grads[0].shape(), Shape(DType::kF16, {2, 8}));
+  EXPECT_FALSE(grads[1]);
+}
+
 }  // namespace
 }  // namespace torch_xla

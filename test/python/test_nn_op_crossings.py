@@ -15,6 +15,7 @@ import torch
 
 import torch_xla
 from torch_xla import _XLAC
+from torch_xla._ops.registry import RULES
 
 aten = torch.ops.aten
 DEV = torch_xla.device()
@@ -59,6 +60,8 @@ def _cases():
   lp4 = _host(torch.randn(2, 5, 3, 3).log_softmax(1))
   target4 = _host(torch.randint(0, 5, (2, 3, 3)))
   y = _host(torch.randn(6, 5))
+  probs = _host(torch.rand(6, 5))
+  labels = _host(torch.rand(6, 5).round())
   ln_x = _host(torch.randn(4, 3, 8))
   ln_w, ln_b = _host(torch.randn(8)), _host(torch.randn(8))
   mean, rstd = _host(torch.randn(4, 3, 1)), _host(torch.rand(4, 3, 1) + 1)
@@ -108,6 +111,27 @@ def _cases():
           ln_x, [3, 8], None, None, 1e-5),
       "native_layer_norm_backward": lambda: aten.native_layer_norm_backward(
           ln_x, ln_x, [8], mean, rstd, ln_w, ln_b, [True, True, True]),
+      "smooth_l1_loss": lambda: aten.smooth_l1_loss(lp, y, 1, 0.5),
+      "smooth_l1_loss_beta0": lambda: aten.smooth_l1_loss(lp, y, 2, 0.0),
+      "smooth_l1_loss_backward": lambda: aten.smooth_l1_loss_backward(
+          one, lp, y, 1, 0.5),
+      "huber_loss": lambda: aten.huber_loss(lp, y, 0, 2.0),
+      "huber_loss_backward": lambda: aten.huber_loss_backward(
+          one, lp, y, 1, 2.0),
+      "binary_cross_entropy": lambda: aten.binary_cross_entropy(
+          probs, labels, None, 1),
+      "binary_cross_entropy_backward":
+          lambda: aten.binary_cross_entropy_backward(one, probs, labels,
+                                                     weight, 1),
+      "binary_cross_entropy_with_logits":
+          lambda: aten.binary_cross_entropy_with_logits(
+              y, labels, None, weight, 1),
+      # CompositeImplicit in ATen: reached when PyTorch does not decompose
+      # it first; its rule is called as the dispatcher would call it.
+      "fused_rms_norm": lambda: RULES[aten._fused_rms_norm.default](
+          ln_x, [8], ln_w, None),
+      "fused_rms_norm_backward": lambda: aten._fused_rms_norm_backward(
+          ln_x, ln_x, [8], rstd, ln_w, [True, True]),
       "embedding": lambda: aten.embedding(table, idx),
       "embedding_dense_backward": lambda: aten.embedding_dense_backward(
           emb_grad, idx, 10, 2, True),

@@ -4,9 +4,9 @@ logits), smooth L1 and Huber, forward and backward.
 cross_entropy, l1_loss and kl_div are composite in ATen: they arrive as
 log_softmax + nll_loss (or elementwise ops and reductions) and need no rule.
 
-nll_loss and mse_loss (forward and backward) are built in C++
-(torch_xla/csrc/ops/loss_ops.h), one _XLAC call per op; their rules here
-check arguments and raise eager's errors. nll_loss picks the target class
+Each loss and its backward is built in C++ (torch_xla/csrc/ops/
+loss_ops.h), one _XLAC call per op; the rules here check arguments and
+raise eager's errors. nll_loss picks the target class
 with a one-hot mask (iota == target) instead of a gather. A target outside
 [0, C) that is not ignore_index raises eager's IndexError: at once when the
 host knows the targets, else by a device-side check (docs/device_checks.md).
@@ -14,50 +14,15 @@ host knows the targets, else by a device-side check (docs/device_checks.md).
 Like the other families, bf16/f16 compute in f32 and round at the end.
 """
 
-import math
-
 import torch
 
-from torch_xla import _XLAC, _dtypes, _ir
+from torch_xla import _XLAC, _dtypes
 from torch_xla._ops import index_util
-from torch_xla._ops._common import (broadcast_shapes, check_same_device,
-                                    code_of, literal_like, scalar)
-from torch_xla._ops.reductions import acc_code
+from torch_xla._ops._common import check_same_device
 from torch_xla._ops.registry import aten, op
-from torch_xla._tensor import XlaTensor, wrap, xt_of
+from torch_xla._tensor import XlaTensor, xt_of
 
 _NONE, _MEAN, _SUM = 0, 1, 2
-
-
-def _acc_operands(*tensors):
-  """Handles in the accumulation type of the first tensor's dtype,
-  broadcast to one shape; and that dtype's code."""
-  code = code_of(tensors[0].dtype)
-  acc = acc_code(code)
-  values = [_ir.convert(xt_of(t), acc) for t in tensors]
-  shape = broadcast_shapes(*[v.dims for v in values])
-  return [_ir.broadcast_to(v, shape) for v in values], code
-
-
-def _reduce_loss(loss, reduction):
-  """none / mean / sum over every element of the (acc-typed) loss."""
-  if reduction == _NONE:
-    return loss
-  dims = list(range(len(loss.dims)))
-  total = _ir.reduce(loss, dims, "sum") if dims else loss
-  if reduction == _MEAN:
-    total = _ir.binary("divide", total,
-                       literal_like(math.prod(loss.dims), total.dtype, total))
-  return total
-
-
-def _grad_scale(grad_output, reduction, like):
-  """The upstream gradient broadcast to `like`, divided by the element
-  count for mean."""
-  g = _ir.broadcast_to(_ir.convert(xt_of(grad_output), like.dtype), like.dims)
-  if reduction == _MEAN:
-    g = _ir.binary("divide", g, literal_like(math.prod(like.dims), like.dtype, like))
-  return g
 
 
 def _check_reduction(name, reduction):
@@ -94,11 +59,6 @@ def _nll_layout(name, x, target, weight):
         f"{classes} classes or no classes but got weight tensor of shape: "
         f"{list(weight.shape)}")
   return cd, [i for i in range(x.dim()) if i != cd]
-
-
-def _scalar_like(value, like):
-  """A scalar parameter of like's element type broadcast to its shape."""
-  return _ir.broadcast_to(scalar(value, like.dtype, like.device), like.dims)
 
 
 def _check_targets(x, target, ignore_index):
@@ -194,45 +154,21 @@ def mse_loss_backward(grad_output, x, target, reduction):
   return _XLAC._mse_loss_backward(grad_output, x, target, reduction)
 
 
-def _abs_diff(x, target):
-  (v, t), code = _acc_operands(x, target)
-  d = _ir.binary("subtract", v, t)
-  return d, _ir.unary("abs", d), code
-
-
 @op(aten.smooth_l1_loss.default)
 def smooth_l1_loss(x, target, reduction=_MEAN, beta=1.0):
   _check_reduction("smooth_l1_loss", reduction)
   if beta < 0:
     raise RuntimeError("smooth_l1_loss does not support negative values "
                        "for beta.")
-  d, a, code = _abs_diff(x, target)
-  if beta == 0:
-    return wrap(_ir.convert(_reduce_loss(a, reduction), code))
-  beta_ = _scalar_like(beta, a)
-  half = literal_like(0.5, a.dtype, a)
-  quadratic = _ir.binary(
-      "divide", _ir.binary("multiply", half, _ir.binary("multiply", a, a)),
-      beta_)
-  linear = _ir.binary("subtract", a, _ir.binary("multiply", half, beta_))
-  loss = _ir.select(_ir.compare(a, beta_, "LT"), quadratic, linear)
-  return wrap(_ir.convert(_reduce_loss(loss, reduction), code))
+  check_same_device("smooth_l1_loss", target)
+  return _XLAC._smooth_l1_loss(x, target, reduction, beta or None)
 
 
 @op(aten.smooth_l1_loss_backward.default)
 def smooth_l1_loss_backward(grad_output, x, target, reduction, beta):
-  d, a, code = _abs_diff(x, target)
-  sign = _ir.unary("sign", d)
-  if beta == 0:
-    grad = sign
-  else:
-    beta_ = _scalar_like(beta, d)
-    grad = _ir.select(
-        _ir.compare(a, beta_, "LT"), _ir.binary("divide", d, beta_), sign)
-  return wrap(
-      _ir.convert(
-          _ir.binary("multiply", grad, _grad_scale(grad_output, reduction,
-                                                   d)), code))
+  check_same_device("smooth_l1_loss_backward", target)
+  return _XLAC._smooth_l1_loss_backward(grad_output, x, target, reduction,
+                                        beta or None)
 
 
 @op(aten.huber_loss.default)
@@ -241,42 +177,19 @@ def huber_loss(x, target, reduction=_MEAN, delta=1.0):
   if delta <= 0:
     raise RuntimeError("huber_loss does not support non-positive values for "
                        "delta.")
-  d, a, code = _abs_diff(x, target)
-  delta_ = _scalar_like(delta, a)
-  half = literal_like(0.5, a.dtype, a)
-  quadratic = _ir.binary("multiply", half, _ir.binary("multiply", a, a))
-  linear = _ir.binary(
-      "multiply", delta_,
-      _ir.binary("subtract", a, _ir.binary("multiply", half, delta_)))
-  loss = _ir.select(_ir.compare(a, delta_, "LT"), quadratic, linear)
-  return wrap(_ir.convert(_reduce_loss(loss, reduction), code))
+  check_same_device("huber_loss", target)
+  return _XLAC._huber_loss(x, target, reduction, delta)
 
 
 @op(aten.huber_loss_backward.default)
 def huber_loss_backward(grad_output, x, target, reduction, delta):
-  d, a, code = _abs_diff(x, target)
-  delta_ = _scalar_like(delta, d)
-  grad = _ir.select(
-      _ir.compare(a, delta_, "LT"), d,
-      _ir.binary("multiply", delta_, _ir.unary("sign", d)))
-  return wrap(
-      _ir.convert(
-          _ir.binary("multiply", grad, _grad_scale(grad_output, reduction,
-                                                   d)), code))
+  check_same_device("huber_loss_backward", target)
+  return _XLAC._huber_loss_backward(grad_output, x, target, reduction, delta)
 
 
 # ---------------------------------------------------------------------------
-# Binary cross entropy.
-
-
-def _log_sigmoid(v):
-  """log(sigmoid(v)) = min(v, 0) - log1p(exp(-|v|)), stable for any v."""
-  zero = literal_like(0, v.dtype, v)
-  return _ir.binary(
-      "subtract", _ir.binary("minimum", v, zero),
-      _ir.unary("log_plus_one",
-                _ir.unary("exponential", _ir.unary("negate",
-                                                   _ir.unary("abs", v)))))
+# Binary cross entropy (eager clamps log(p) at -100 and floors p (1 - p) at
+# 1e-12 in the backward: ops/loss_ops.h).
 
 
 @op(aten.binary_cross_entropy_with_logits.default)
@@ -284,27 +197,10 @@ def binary_cross_entropy_with_logits(x, target, weight=None, pos_weight=None,
                                      reduction=_MEAN):
   """(1 - t) x - (1 + (pos_weight - 1) t) log_sigmoid(x), times weight."""
   _check_reduction("binary_cross_entropy_with_logits", reduction)
-  extra = [p for p in (weight, pos_weight) if p is not None]
-  values, code = _acc_operands(x, target, *extra)
-  v, t = values[0], values[1]
-  one = literal_like(1, v.dtype, v)
-  log_sig = _log_sigmoid(v)
-  if pos_weight is not None:
-    pw = values[-1]
-    log_weight = _ir.binary(
-        "add", one,
-        _ir.binary("multiply", _ir.binary("subtract", pw, one), t))
-    log_sig = _ir.binary("multiply", log_weight, log_sig)
-  loss = _ir.binary("subtract",
-                    _ir.binary("multiply", _ir.binary("subtract", one, t), v),
-                    log_sig)
-  if weight is not None:
-    loss = _ir.binary("multiply", loss, values[2])
-  return wrap(_ir.convert(_reduce_loss(loss, reduction), code))
-
-
-_BCE_LOG_FLOOR = -100.0  # eager clamps log(p) at -100
-_BCE_EPSILON = 1e-12  # eager's floor for p (1 - p) in the backward
+  check_same_device("binary_cross_entropy_with_logits", target, weight,
+                    pos_weight)
+  return _XLAC._binary_cross_entropy_with_logits(x, target, weight,
+                                                 pos_weight, reduction)
 
 
 @op(aten.binary_cross_entropy.default)
@@ -316,42 +212,17 @@ def binary_cross_entropy(x, target, weight=None, reduction=_MEAN):
         f"Using a target size ({target.shape}) that is different to the "
         f"input size ({x.shape}) is deprecated. Please ensure they have the "
         "same size.")
-  extra = [weight] if weight is not None else []
-  values, code = _acc_operands(x, target, *extra)
-  v, t = values[0], values[1]
-  one = literal_like(1, v.dtype, v)
-  floor = literal_like(_BCE_LOG_FLOOR, v.dtype, v)
-  log_p = _ir.binary("maximum", _ir.unary("log", v), floor)
-  log_q = _ir.binary("maximum",
-                     _ir.unary("log", _ir.binary("subtract", one, v)), floor)
-  loss = _ir.unary(
-      "negate",
-      _ir.binary(
-          "add", _ir.binary("multiply", t, log_p),
-          _ir.binary("multiply", _ir.binary("subtract", one, t), log_q)))
-  if weight is not None:
-    loss = _ir.binary("multiply", loss, values[2])
-  return wrap(_ir.convert(_reduce_loss(loss, reduction), code))
+  check_same_device("binary_cross_entropy", target, weight)
+  return _XLAC._binary_cross_entropy(x, target, weight, reduction)
 
 
 @op(aten.binary_cross_entropy_backward.default)
 def binary_cross_entropy_backward(grad_output, x, target, weight=None,
                                   reduction=_MEAN):
   """g w (p - t) / max(p (1 - p), 1e-12)."""
-  extra = [weight] if weight is not None else []
-  values, code = _acc_operands(x, target, *extra)
-  v, t = values[0], values[1]
-  one = literal_like(1, v.dtype, v)
-  denominator = _ir.binary(
-      "maximum", _ir.binary("multiply", _ir.binary("subtract", one, v), v),
-      literal_like(_BCE_EPSILON, v.dtype, v))
-  grad = _ir.binary("divide", _ir.binary("subtract", v, t), denominator)
-  if weight is not None:
-    grad = _ir.binary("multiply", grad, values[2])
-  return wrap(
-      _ir.convert(
-          _ir.binary("multiply", grad, _grad_scale(grad_output, reduction,
-                                                   v)), code))
+  check_same_device("binary_cross_entropy_backward", target, weight)
+  return _XLAC._binary_cross_entropy_backward(grad_output, x, target, weight,
+                                              reduction)
 
 
 # torch.ctc_loss with tensor lengths on a tensor subclass takes ATen's

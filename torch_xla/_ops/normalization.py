@@ -4,8 +4,8 @@ All of them compute in f32 for bf16/f16 inputs and round once at the end,
 as eager's CPU kernels do. Softmax subtracts the row max first, so large
 logits never overflow exp(); softmax, log_softmax and their backwards are
 built in C++ (torch_xla/csrc/ops/softmax_ops.h) by the builders the C++
-fast rules call too; layer norm and its backward likewise (ops/norm_ops.h),
-one _XLAC call each. eps and momentum are scalar parameters (a new
+fast rules call too; layer norm, RMS norm and their backwards likewise
+(ops/norm_ops.h), one _XLAC call each. eps and momentum are scalar parameters (a new
 value never recompiles); element counts are literals.
 
 Batch norm updates the running statistics in place (commit), as eager does.
@@ -131,49 +131,10 @@ def _normalized_axis(x, normalized_shape):
   return axis
 
 
-def _affine(v, weight, bias, axis):
-  """v * weight + bias with the per-feature params on the trailing dims."""
-  feature_dims = list(range(axis, len(v.dims)))
-  w = _param(weight, v.dtype, v.dims, feature_dims)
-  b = _param(bias, v.dtype, v.dims, feature_dims)
-  if w is not None:
-    v = _ir.binary("multiply", v, w)
-  if b is not None:
-    v = _ir.binary("add", v, b)
-  return v
-
-
 @op(aten.native_layer_norm.default)
 def native_layer_norm(x, normalized_shape, weight, bias, eps):
   axis = _normalized_axis(x, normalized_shape)
   return _XLAC._layer_norm(x, axis, weight, bias, eps)  # ops/norm_ops.h
-
-
-def _per_feature_grads(grad, x_hat, weight, bias, batch_dims, output_mask):
-  """grad_weight = sum(g * x_hat), grad_bias = sum(g) over batch dims."""
-  grad_weight = grad_bias = None
-  if output_mask[1] and weight is not None:
-    gw = _ir.reduce(_ir.binary("multiply", grad, x_hat), batch_dims, "sum") \
-        if batch_dims else _ir.binary("multiply", grad, x_hat)
-    grad_weight = wrap(
-        _ir.convert(_ir.reshape(gw, list(weight.shape)),
-                    code_of(weight.dtype)))
-  if output_mask[2] and bias is not None:
-    gb = _ir.reduce(grad, batch_dims, "sum") if batch_dims else \
-        _XLAC._clone(grad)
-    grad_bias = wrap(
-        _ir.convert(_ir.reshape(gb, list(bias.shape)), code_of(bias.dtype)))
-  return grad_weight, grad_bias
-
-
-def _normalized_input_grad(g, x_hat, rstd, dims):
-  """rstd * (g - mean(g) - x_hat * mean(g * x_hat)): the gradient through
-  (x - mean) * rstd with the statistics taken over `dims`."""
-  mean_g = _mean_into(g, dims)
-  mean_gx = _mean_into(_ir.binary("multiply", g, x_hat), dims)
-  inner = _bin("subtract", _bin("subtract", g, mean_g),
-               _bin("multiply", x_hat, mean_gx))
-  return _bin("multiply", inner, rstd)
 
 
 @op(aten.native_layer_norm_backward.default)
@@ -188,44 +149,17 @@ def native_layer_norm_backward(grad_out, x, normalized_shape, mean, rstd,
 def fused_rms_norm(x, normalized_shape, weight, eps):
   """-> (x * rsqrt(mean(x^2) + eps) * weight, rstd). eps None: dtype eps."""
   axis = _normalized_axis(x, normalized_shape)
-  code = code_of(x.dtype)
-  acc = acc_code(code)
   if eps is None:
     eps = torch.finfo(x.dtype).eps
-  v = _ir.convert(xt_of(x), acc)
-  dims = list(range(axis, x.dim()))
-  mean_sq = _mean_into(_ir.binary("multiply", v, v), dims)
-  eps_ = _ir.broadcast_to(scalar(eps, acc, x.device.index), mean_sq.dims)
-  rstd = _ir.unary("rsqrt", _ir.binary("add", mean_sq, eps_))
-  out = _affine(_bin("multiply", v, rstd), weight, None, axis)
-  return wrap(_ir.convert(out, code)), wrap(_ir.convert(rstd, code))
+  return _XLAC._rms_norm(x, axis, weight, eps)  # ops/norm_ops.h
 
 
 @op(aten._fused_rms_norm_backward.default)
 def fused_rms_norm_backward(grad_out, x, normalized_shape, rstd, weight,
                             output_mask):
   axis = _normalized_axis(x, normalized_shape)
-  code = code_of(x.dtype)
-  acc = acc_code(code)
-  v = _ir.convert(xt_of(x), acc)
-  g = _ir.convert(xt_of(grad_out), acc)
-  rstd_ = _ir.convert(xt_of(rstd), acc)
-  dims = list(range(axis, x.dim()))
-  x_hat = _bin("multiply", v, rstd_)
-  grad_input = None
-  if output_mask[0]:
-    gx = g
-    w = _param(weight, acc, v.dims, dims)
-    if w is not None:
-      gx = _ir.binary("multiply", g, w)
-    # rstd * (gx - x_hat * mean(gx * x_hat))
-    mean_gx = _mean_into(_ir.binary("multiply", gx, x_hat), dims)
-    inner = _ir.binary("subtract", gx, _bin("multiply", x_hat, mean_gx))
-    grad_input = wrap(_ir.convert(_bin("multiply", inner, rstd_), code))
-  grad_weight, _ = _per_feature_grads(g, x_hat, weight, None,
-                                      list(range(axis)),
-                                      [False, output_mask[1], False])
-  return grad_input, grad_weight
+  return _XLAC._rms_norm_backward(grad_out, x, axis, rstd, weight,
+                                  list(output_mask))
 
 
 # ---------------------------------------------------------------------------
@@ -389,6 +323,16 @@ def batch_norm_no_update(x, weight, bias, running_mean, running_var, momentum,
       x, weight, bias, running_mean, running_var, False, momentum, eps)
   return (wrap(out), wrap(save_mean), wrap(save_invstd),
           wrap(_empty_reserve(x.device.index)))
+
+
+def _normalized_input_grad(g, x_hat, rstd, dims):
+  """rstd * (g - mean(g) - x_hat * mean(g * x_hat)): the gradient through
+  (x - mean) * rstd with the statistics taken over `dims`."""
+  mean_g = _mean_into(g, dims)
+  mean_gx = _mean_into(_ir.binary("multiply", g, x_hat), dims)
+  inner = _bin("subtract", _bin("subtract", g, mean_g),
+               _bin("multiply", x_hat, mean_gx))
+  return _bin("multiply", inner, rstd)
 
 
 @op(aten.native_batch_norm_backward.default)

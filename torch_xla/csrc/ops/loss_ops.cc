@@ -81,16 +81,37 @@ absl::StatusOr<NllMask> MakeNllMask(const Value& x, Value target, Value weight,
   return NllMask{std::move(onehot), std::move(w_t), cd, std::move(rest)};
 }
 
-// (x acc, target acc) broadcast to one shape.
-absl::StatusOr<std::pair<Value, Value>> AccPair(Value x, Value target,
-                                                DType acc) {
-  TXLA_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
-                        InferBroadcastDims({&x.shape(), &target.shape()}));
-  TXLA_ASSIGN_OR_RETURN(Value v, MakeConvert(std::move(x), acc));
-  TXLA_ASSIGN_OR_RETURN(Value t, MakeConvert(std::move(target), acc));
-  TXLA_ASSIGN_OR_RETURN(v, MakeBroadcastTo(std::move(v), dims));
-  TXLA_ASSIGN_OR_RETURN(t, MakeBroadcastTo(std::move(t), dims));
-  return std::make_pair(std::move(v), std::move(t));
+// The present (non-null) operands in `acc`, broadcast to one shape; null
+// ones stay null.
+absl::StatusOr<std::vector<Value>> AccOperands(std::vector<Value> values,
+                                               DType acc) {
+  std::vector<const Shape*> shapes;
+  for (const Value& v : values) {
+    if (v) shapes.push_back(&v.shape());
+  }
+  TXLA_ASSIGN_OR_RETURN(std::vector<int64_t> dims, InferBroadcastDims(shapes));
+  for (Value& v : values) {
+    if (!v) continue;
+    TXLA_ASSIGN_OR_RETURN(v, MakeConvert(std::move(v), acc));
+    TXLA_ASSIGN_OR_RETURN(v, MakeBroadcastTo(std::move(v), dims));
+  }
+  return values;
+}
+
+// (x - target, |x - target|) in acc, broadcast.
+absl::StatusOr<std::pair<Value, Value>> Diff(Value x, Value target,
+                                             DType acc) {
+  TXLA_ASSIGN_OR_RETURN(std::vector<Value> v,
+                        AccOperands({std::move(x), std::move(target)}, acc));
+  TXLA_ASSIGN_OR_RETURN(Value d, Apply(OpKind::kSubtract, std::move(v[0]),
+                                       std::move(v[1])));
+  TXLA_ASSIGN_OR_RETURN(Value a, Apply(OpKind::kAbs, d));
+  return std::make_pair(std::move(d), std::move(a));
+}
+
+// A literal of like's dtype and shape.
+absl::StatusOr<Value> Like(double value, const Value& like) {
+  return MakeLiteral(value, like.shape().dtype, like.shape().dims);
 }
 
 // The upstream gradient (acc) broadcast to `like`, divided by like's
@@ -193,10 +214,9 @@ absl::StatusOr<Value> NllLossBackward(Value grad, Value x, Value target,
 
 absl::StatusOr<Value> MseLoss(Value x, Value target, Reduction reduction) {
   const DType dtype = x.shape().dtype;
-  TXLA_ASSIGN_OR_RETURN(auto vt, AccPair(std::move(x), std::move(target),
-                                         OpMathType(dtype)));
-  TXLA_ASSIGN_OR_RETURN(Value d, Apply(OpKind::kSubtract, std::move(vt.first),
-                                       std::move(vt.second)));
+  TXLA_ASSIGN_OR_RETURN(auto da, Diff(std::move(x), std::move(target),
+                                      OpMathType(dtype)));
+  Value d = std::move(da.first);
   TXLA_ASSIGN_OR_RETURN(Value sq, Apply(OpKind::kMultiply, d, d));
   TXLA_ASSIGN_OR_RETURN(Value loss, ReduceLoss(std::move(sq), reduction));
   return MakeConvert(std::move(loss), dtype);
@@ -205,10 +225,9 @@ absl::StatusOr<Value> MseLoss(Value x, Value target, Reduction reduction) {
 absl::StatusOr<Value> MseLossBackward(Value grad, Value x, Value target,
                                       Reduction reduction) {
   const DType dtype = x.shape().dtype;
-  TXLA_ASSIGN_OR_RETURN(auto vt, AccPair(std::move(x), std::move(target),
-                                         OpMathType(dtype)));
-  TXLA_ASSIGN_OR_RETURN(Value d, Apply(OpKind::kSubtract, std::move(vt.first),
-                                       std::move(vt.second)));
+  TXLA_ASSIGN_OR_RETURN(auto da, Diff(std::move(x), std::move(target),
+                                      OpMathType(dtype)));
+  Value d = std::move(da.first);
   TXLA_ASSIGN_OR_RETURN(Value two, MakeLiteral(2, d.shape().dtype,
                                                d.shape().dims));
   TXLA_ASSIGN_OR_RETURN(Value two_d, Apply(OpKind::kMultiply, std::move(two),
@@ -217,6 +236,213 @@ absl::StatusOr<Value> MseLossBackward(Value grad, Value x, Value target,
   TXLA_ASSIGN_OR_RETURN(Value out, Apply(OpKind::kMultiply, std::move(two_d),
                                          std::move(g)));
   return MakeConvert(std::move(out), dtype);
+}
+
+namespace {
+
+// The loss (acc) reduced and rounded to `dtype`.
+absl::StatusOr<Value> Finish(Value loss, Reduction reduction, DType dtype) {
+  TXLA_ASSIGN_OR_RETURN(Value out, ReduceLoss(std::move(loss), reduction));
+  return MakeConvert(std::move(out), dtype);
+}
+
+// grad_of_loss * the upstream gradient, rounded to `dtype`.
+absl::StatusOr<Value> FinishGrad(Value local, Value grad, Reduction reduction,
+                                 DType dtype) {
+  TXLA_ASSIGN_OR_RETURN(Value g, GradScale(std::move(grad), reduction, local));
+  TXLA_ASSIGN_OR_RETURN(Value out, Apply(OpKind::kMultiply, std::move(local),
+                                         std::move(g)));
+  return MakeConvert(std::move(out), dtype);
+}
+
+}  // namespace
+
+absl::StatusOr<Value> SmoothL1Loss(Value x, Value target, Reduction reduction,
+                                   Value beta) {
+  const DType dtype = x.shape().dtype;
+  TXLA_ASSIGN_OR_RETURN(auto da, Diff(std::move(x), std::move(target),
+                                      OpMathType(dtype)));
+  Value a = std::move(da.second);
+  if (!beta) return Finish(std::move(a), reduction, dtype);
+  TXLA_ASSIGN_OR_RETURN(Value b, MakeBroadcastTo(std::move(beta),
+                                                 a.shape().dims));
+  TXLA_ASSIGN_OR_RETURN(Value half, Like(0.5, a));
+  TXLA_ASSIGN_OR_RETURN(Value sq, Apply(OpKind::kMultiply, a, a));
+  TXLA_ASSIGN_OR_RETURN(Value half_sq, Apply(OpKind::kMultiply, half, sq));
+  TXLA_ASSIGN_OR_RETURN(Value quadratic, Apply(OpKind::kDivide,
+                                               std::move(half_sq), b));
+  TXLA_ASSIGN_OR_RETURN(Value half_b, Apply(OpKind::kMultiply, half, b));
+  TXLA_ASSIGN_OR_RETURN(Value linear, Apply(OpKind::kSubtract, a,
+                                            std::move(half_b)));
+  TXLA_ASSIGN_OR_RETURN(Value small, Compare(a, b, "LT"));
+  TXLA_ASSIGN_OR_RETURN(Value loss, Select(std::move(small),
+                                           std::move(quadratic),
+                                           std::move(linear)));
+  return Finish(std::move(loss), reduction, dtype);
+}
+
+absl::StatusOr<Value> SmoothL1LossBackward(Value grad, Value x, Value target,
+                                           Reduction reduction, Value beta) {
+  const DType dtype = x.shape().dtype;
+  TXLA_ASSIGN_OR_RETURN(auto da, Diff(std::move(x), std::move(target),
+                                      OpMathType(dtype)));
+  TXLA_ASSIGN_OR_RETURN(Value local, Apply(OpKind::kSign, da.first));
+  if (beta) {
+    TXLA_ASSIGN_OR_RETURN(Value b, MakeBroadcastTo(std::move(beta),
+                                                   da.first.shape().dims));
+    TXLA_ASSIGN_OR_RETURN(Value small, Compare(da.second, b, "LT"));
+    TXLA_ASSIGN_OR_RETURN(Value ratio, Apply(OpKind::kDivide, da.first, b));
+    TXLA_ASSIGN_OR_RETURN(local, Select(std::move(small), std::move(ratio),
+                                        std::move(local)));
+  }
+  return FinishGrad(std::move(local), std::move(grad), reduction, dtype);
+}
+
+absl::StatusOr<Value> HuberLoss(Value x, Value target, Reduction reduction,
+                                Value delta) {
+  const DType dtype = x.shape().dtype;
+  TXLA_ASSIGN_OR_RETURN(auto da, Diff(std::move(x), std::move(target),
+                                      OpMathType(dtype)));
+  const Value& a = da.second;
+  TXLA_ASSIGN_OR_RETURN(Value b, MakeBroadcastTo(std::move(delta),
+                                                 a.shape().dims));
+  TXLA_ASSIGN_OR_RETURN(Value half, Like(0.5, a));
+  TXLA_ASSIGN_OR_RETURN(Value sq, Apply(OpKind::kMultiply, a, a));
+  TXLA_ASSIGN_OR_RETURN(Value quadratic, Apply(OpKind::kMultiply, half, sq));
+  TXLA_ASSIGN_OR_RETURN(Value half_b, Apply(OpKind::kMultiply, half, b));
+  TXLA_ASSIGN_OR_RETURN(Value excess, Apply(OpKind::kSubtract, a,
+                                            std::move(half_b)));
+  TXLA_ASSIGN_OR_RETURN(Value linear, Apply(OpKind::kMultiply, b,
+                                            std::move(excess)));
+  TXLA_ASSIGN_OR_RETURN(Value small, Compare(a, b, "LT"));
+  TXLA_ASSIGN_OR_RETURN(Value loss, Select(std::move(small),
+                                           std::move(quadratic),
+                                           std::move(linear)));
+  return Finish(std::move(loss), reduction, dtype);
+}
+
+absl::StatusOr<Value> HuberLossBackward(Value grad, Value x, Value target,
+                                        Reduction reduction, Value delta) {
+  const DType dtype = x.shape().dtype;
+  TXLA_ASSIGN_OR_RETURN(auto da, Diff(std::move(x), std::move(target),
+                                      OpMathType(dtype)));
+  TXLA_ASSIGN_OR_RETURN(Value b, MakeBroadcastTo(std::move(delta),
+                                                 da.first.shape().dims));
+  TXLA_ASSIGN_OR_RETURN(Value sign, Apply(OpKind::kSign, da.first));
+  TXLA_ASSIGN_OR_RETURN(Value clipped, Apply(OpKind::kMultiply, b,
+                                             std::move(sign)));
+  TXLA_ASSIGN_OR_RETURN(Value small, Compare(da.second, b, "LT"));
+  TXLA_ASSIGN_OR_RETURN(Value local, Select(std::move(small), da.first,
+                                            std::move(clipped)));
+  return FinishGrad(std::move(local), std::move(grad), reduction, dtype);
+}
+
+namespace {
+
+constexpr double kBceLogFloor = -100.0;  // eager clamps log(p) at -100
+constexpr double kBceEpsilon = 1e-12;    // eager's floor for p (1 - p)
+
+// max(log(v), -100).
+absl::StatusOr<Value> ClampedLog(Value v) {
+  TXLA_ASSIGN_OR_RETURN(Value floor, Like(kBceLogFloor, v));
+  TXLA_ASSIGN_OR_RETURN(Value log, Apply(OpKind::kLog, std::move(v)));
+  return Apply(OpKind::kMaximum, std::move(log), std::move(floor));
+}
+
+}  // namespace
+
+absl::StatusOr<Value> BinaryCrossEntropy(Value x, Value target, Value weight,
+                                         Reduction reduction) {
+  const DType dtype = x.shape().dtype;
+  TXLA_ASSIGN_OR_RETURN(
+      std::vector<Value> v,
+      AccOperands({std::move(x), std::move(target), std::move(weight)},
+                  OpMathType(dtype)));
+  TXLA_ASSIGN_OR_RETURN(Value one, Like(1, v[0]));
+  TXLA_ASSIGN_OR_RETURN(Value log_p, ClampedLog(v[0]));
+  TXLA_ASSIGN_OR_RETURN(Value q, Apply(OpKind::kSubtract, one, v[0]));
+  TXLA_ASSIGN_OR_RETURN(Value log_q, ClampedLog(std::move(q)));
+  TXLA_ASSIGN_OR_RETURN(Value a, Apply(OpKind::kMultiply, v[1],
+                                       std::move(log_p)));
+  TXLA_ASSIGN_OR_RETURN(Value t_q, Apply(OpKind::kSubtract, one, v[1]));
+  TXLA_ASSIGN_OR_RETURN(Value b, Apply(OpKind::kMultiply, std::move(t_q),
+                                       std::move(log_q)));
+  TXLA_ASSIGN_OR_RETURN(Value sum, Apply(OpKind::kAdd, std::move(a),
+                                         std::move(b)));
+  TXLA_ASSIGN_OR_RETURN(Value loss, Apply(OpKind::kNegate, std::move(sum)));
+  if (v[2]) {
+    TXLA_ASSIGN_OR_RETURN(loss, Apply(OpKind::kMultiply, std::move(loss),
+                                      v[2]));
+  }
+  return Finish(std::move(loss), reduction, dtype);
+}
+
+absl::StatusOr<Value> BinaryCrossEntropyBackward(Value grad, Value x,
+                                                 Value target, Value weight,
+                                                 Reduction reduction) {
+  const DType dtype = x.shape().dtype;
+  TXLA_ASSIGN_OR_RETURN(
+      std::vector<Value> v,
+      AccOperands({std::move(x), std::move(target), std::move(weight)},
+                  OpMathType(dtype)));
+  TXLA_ASSIGN_OR_RETURN(Value one, Like(1, v[0]));
+  TXLA_ASSIGN_OR_RETURN(Value q, Apply(OpKind::kSubtract, one, v[0]));
+  TXLA_ASSIGN_OR_RETURN(Value pq, Apply(OpKind::kMultiply, std::move(q), v[0]));
+  TXLA_ASSIGN_OR_RETURN(Value eps, Like(kBceEpsilon, v[0]));
+  TXLA_ASSIGN_OR_RETURN(Value denominator, Apply(OpKind::kMaximum,
+                                                 std::move(pq),
+                                                 std::move(eps)));
+  TXLA_ASSIGN_OR_RETURN(Value d, Apply(OpKind::kSubtract, v[0], v[1]));
+  TXLA_ASSIGN_OR_RETURN(Value local, Apply(OpKind::kDivide, std::move(d),
+                                           std::move(denominator)));
+  if (v[2]) {
+    TXLA_ASSIGN_OR_RETURN(local, Apply(OpKind::kMultiply, std::move(local),
+                                       v[2]));
+  }
+  return FinishGrad(std::move(local), std::move(grad), reduction, dtype);
+}
+
+absl::StatusOr<Value> BinaryCrossEntropyWithLogits(Value x, Value target,
+                                                   Value weight,
+                                                   Value pos_weight,
+                                                   Reduction reduction) {
+  const DType dtype = x.shape().dtype;
+  TXLA_ASSIGN_OR_RETURN(
+      std::vector<Value> v,
+      AccOperands({std::move(x), std::move(target), std::move(weight),
+                   std::move(pos_weight)},
+                  OpMathType(dtype)));
+  const Value& z = v[0];
+  const Value& t = v[1];
+  TXLA_ASSIGN_OR_RETURN(Value one, Like(1, z));
+  TXLA_ASSIGN_OR_RETURN(Value zero, Like(0, z));
+  // log_sigmoid(z) = min(z, 0) - log1p(exp(-|z|)).
+  TXLA_ASSIGN_OR_RETURN(Value low, Apply(OpKind::kMinimum, z, zero));
+  TXLA_ASSIGN_OR_RETURN(Value abs, Apply(OpKind::kAbs, z));
+  TXLA_ASSIGN_OR_RETURN(Value neg, Apply(OpKind::kNegate, std::move(abs)));
+  TXLA_ASSIGN_OR_RETURN(Value e, Apply(OpKind::kExponential, std::move(neg)));
+  TXLA_ASSIGN_OR_RETURN(Value l1p, Apply(OpKind::kLogPlusOne, std::move(e)));
+  TXLA_ASSIGN_OR_RETURN(Value log_sig, Apply(OpKind::kSubtract, std::move(low),
+                                             std::move(l1p)));
+  if (v[3]) {
+    TXLA_ASSIGN_OR_RETURN(Value pw1, Apply(OpKind::kSubtract, v[3], one));
+    TXLA_ASSIGN_OR_RETURN(Value scaled, Apply(OpKind::kMultiply,
+                                              std::move(pw1), t));
+    TXLA_ASSIGN_OR_RETURN(Value log_weight, Apply(OpKind::kAdd, one,
+                                                  std::move(scaled)));
+    TXLA_ASSIGN_OR_RETURN(log_sig, Apply(OpKind::kMultiply,
+                                         std::move(log_weight),
+                                         std::move(log_sig)));
+  }
+  TXLA_ASSIGN_OR_RETURN(Value q, Apply(OpKind::kSubtract, one, t));
+  TXLA_ASSIGN_OR_RETURN(Value qz, Apply(OpKind::kMultiply, std::move(q), z));
+  TXLA_ASSIGN_OR_RETURN(Value loss, Apply(OpKind::kSubtract, std::move(qz),
+                                          std::move(log_sig)));
+  if (v[2]) {
+    TXLA_ASSIGN_OR_RETURN(loss, Apply(OpKind::kMultiply, std::move(loss),
+                                      v[2]));
+  }
+  return Finish(std::move(loss), reduction, dtype);
 }
 
 }  // namespace torch_xla::ops

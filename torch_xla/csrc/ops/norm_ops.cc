@@ -126,4 +126,65 @@ absl::StatusOr<std::array<Value, 3>> LayerNormBackward(
   return result;
 }
 
+absl::StatusOr<std::array<Value, 2>> RmsNorm(Value x, int64_t axis,
+                                             Value weight, Value eps) {
+  TXLA_RETURN_IF_ERROR(CheckAxis(x, axis));
+  const DType dtype = x.shape().dtype;
+  const DType acc = OpMathType(dtype);
+  const std::vector<int64_t> dims = Range(axis, x.shape().dims.size());
+  TXLA_ASSIGN_OR_RETURN(Value v, MakeConvert(std::move(x), acc));
+  TXLA_ASSIGN_OR_RETURN(Value sq, Apply(OpKind::kMultiply, v, v));
+  TXLA_ASSIGN_OR_RETURN(Value mean_sq, MeanKept(std::move(sq), dims));
+  TXLA_ASSIGN_OR_RETURN(Value shifted, ApplyTo(OpKind::kAdd,
+                                               std::move(mean_sq),
+                                               std::move(eps)));
+  TXLA_ASSIGN_OR_RETURN(Value rstd, Apply(OpKind::kRsqrt, std::move(shifted)));
+  TXLA_ASSIGN_OR_RETURN(Value out,
+                        ApplyTo(OpKind::kMultiply, std::move(v), rstd));
+  TXLA_ASSIGN_OR_RETURN(Value w, Feature(std::move(weight), acc, out, axis));
+  if (w) {
+    TXLA_ASSIGN_OR_RETURN(out, Apply(OpKind::kMultiply, out, w));
+  }
+  std::array<Value, 2> result;
+  TXLA_ASSIGN_OR_RETURN(result[0], MakeConvert(std::move(out), dtype));
+  TXLA_ASSIGN_OR_RETURN(result[1], MakeConvert(std::move(rstd), dtype));
+  return result;
+}
+
+absl::StatusOr<std::array<Value, 2>> RmsNormBackward(
+    Value grad, Value x, int64_t axis, Value rstd, Value weight,
+    std::array<bool, 2> output_mask) {
+  TXLA_RETURN_IF_ERROR(CheckAxis(x, axis));
+  const DType dtype = x.shape().dtype;
+  const DType acc = OpMathType(dtype);
+  const std::vector<int64_t> dims = Range(axis, x.shape().dims.size());
+  TXLA_ASSIGN_OR_RETURN(Value v, MakeConvert(std::move(x), acc));
+  TXLA_ASSIGN_OR_RETURN(Value g, MakeConvert(std::move(grad), acc));
+  TXLA_ASSIGN_OR_RETURN(Value rstd_acc, MakeConvert(std::move(rstd), acc));
+  TXLA_ASSIGN_OR_RETURN(Value x_hat, ApplyTo(OpKind::kMultiply, v, rstd_acc));
+  std::array<Value, 2> result;
+  if (output_mask[0]) {
+    // rstd * (gx - x_hat * mean(gx * x_hat)), gx = g * weight.
+    TXLA_ASSIGN_OR_RETURN(Value w, Feature(weight, acc, v, axis));
+    Value gx = g;
+    if (w) {
+      TXLA_ASSIGN_OR_RETURN(gx, Apply(OpKind::kMultiply, g, w));
+    }
+    TXLA_ASSIGN_OR_RETURN(Value gx_hat, Apply(OpKind::kMultiply, gx, x_hat));
+    TXLA_ASSIGN_OR_RETURN(Value mean_gx, MeanKept(std::move(gx_hat), dims));
+    TXLA_ASSIGN_OR_RETURN(Value b, ApplyTo(OpKind::kMultiply, x_hat,
+                                           std::move(mean_gx)));
+    TXLA_ASSIGN_OR_RETURN(Value inner, Apply(OpKind::kSubtract, std::move(gx),
+                                             std::move(b)));
+    TXLA_ASSIGN_OR_RETURN(Value gi, ApplyTo(OpKind::kMultiply, std::move(inner),
+                                            rstd_acc));
+    TXLA_ASSIGN_OR_RETURN(result[0], MakeConvert(std::move(gi), dtype));
+  }
+  if (output_mask[1] && weight) {
+    TXLA_ASSIGN_OR_RETURN(Value gw, Apply(OpKind::kMultiply, g, x_hat));
+    TXLA_ASSIGN_OR_RETURN(result[1], FeatureGrad(std::move(gw), axis, weight));
+  }
+  return result;
+}
+
 }  // namespace torch_xla::ops

@@ -1,10 +1,11 @@
 #ifndef TORCH_XLA_CSRC_OPS_NORM_OPS_H_
 #define TORCH_XLA_CSRC_OPS_NORM_OPS_H_
 
-// Layer norm, forward and backward: statistics over the trailing dims from
-// `axis` on, computed in OpMathType of x's dtype (f32 for bf16/f16) and
+// Layer norm and RMS norm, forward and backward: statistics over the
+// trailing dims from `axis` on, computed in OpMathType of x's dtype (f32 for bf16/f16) and
 // rounded once, as eager's CPU kernels do. The callers (torch_xla/_ops/
-// normalization.py through _XLAC._layer_norm and _layer_norm_backward)
+// normalization.py through _XLAC._layer_norm, _rms_norm and their
+// backwards)
 // check normalized_shape and raise eager's errors.
 
 #include <array>
@@ -31,6 +32,18 @@ absl::StatusOr<std::array<Value, 3>> LayerNorm(Value x, int64_t axis,
 absl::StatusOr<std::array<Value, 3>> LayerNormBackward(
     Value grad, Value x, int64_t axis, Value mean, Value rstd, Value weight,
     Value bias, std::array<bool, 3> output_mask);
+
+// aten._fused_rms_norm -> {x * rsqrt(mean(x^2) + eps) * weight, rstd} in
+// x's dtype (rstd keeps the normalized dims as size 1); `weight` may be
+// null; `eps` as LayerNorm's.
+absl::StatusOr<std::array<Value, 2>> RmsNorm(Value x, int64_t axis,
+                                             Value weight, Value eps);
+
+// aten._fused_rms_norm_backward -> {grad_input, grad_weight}, null where
+// `output_mask` does not ask for it (or weight is null).
+absl::StatusOr<std::array<Value, 2>> RmsNormBackward(
+    Value grad, Value x, int64_t axis, Value rstd, Value weight,
+    std::array<bool, 2> output_mask);
 
 }  // namespace torch_xla::ops
 

@@ -136,7 +136,128 @@ void InitLossBindings(py::module_& m) {
       "aten.mse_loss_backward in x's dtype (ops/loss_ops.h).");
 }
 
+// A Python number (beta, delta) as a scalar parameter of x's opmath type;
+// a null Value for None.
+Value OpMathScalar(py::handle number, const Operand& x) {
+  if (number.is_none()) return Value();
+  return ScalarLeafAtSite(number, ops::OpMathType(x.value.shape().dtype));
+}
+
+// A pointwise loss builder (x, target, reduction, param) as a binding.
+template <absl::StatusOr<Value> (*kBuilder)(Value, Value, ops::Reduction,
+                                            Value)>
+py::object ParamLoss(py::handle x, py::handle target, int64_t reduction,
+                     py::handle param) {
+  Operand in = Read(x);
+  Value p = OpMathScalar(param, in);
+  return WrapOrNone(ValueOrThrow(kBuilder(in.value, Read(target).value,
+                                          ToReduction(reduction),
+                                          std::move(p))),
+                    in.tensor->device());
+}
+
+// Its gradient's binding (grad, x, target, reduction, param).
+template <absl::StatusOr<Value> (*kBuilder)(Value, Value, Value,
+                                            ops::Reduction, Value)>
+py::object ParamLossBackward(py::handle grad, py::handle x, py::handle target,
+                             int64_t reduction, py::handle param) {
+  Operand in = Read(x);
+  Value p = OpMathScalar(param, in);
+  return WrapOrNone(ValueOrThrow(kBuilder(Read(grad).value, in.value,
+                                          Read(target).value,
+                                          ToReduction(reduction),
+                                          std::move(p))),
+                    in.tensor->device());
+}
+
+void InitPointwiseLossBindings(py::module_& m) {
+  m.def("_smooth_l1_loss", &ParamLoss<ops::SmoothL1Loss>, py::arg("x"),
+        py::arg("target"), py::arg("reduction"), py::arg("beta"),
+        "aten.smooth_l1_loss (ops/loss_ops.h); beta None for 0.");
+  m.def("_smooth_l1_loss_backward",
+        &ParamLossBackward<ops::SmoothL1LossBackward>, py::arg("grad"),
+        py::arg("x"), py::arg("target"), py::arg("reduction"),
+        py::arg("beta"),
+        "aten.smooth_l1_loss_backward (ops/loss_ops.h); beta None for 0.");
+  m.def("_huber_loss", &ParamLoss<ops::HuberLoss>, py::arg("x"),
+        py::arg("target"), py::arg("reduction"), py::arg("delta"),
+        "aten.huber_loss (ops/loss_ops.h).");
+  m.def("_huber_loss_backward", &ParamLossBackward<ops::HuberLossBackward>,
+        py::arg("grad"), py::arg("x"), py::arg("target"),
+        py::arg("reduction"), py::arg("delta"),
+        "aten.huber_loss_backward (ops/loss_ops.h).");
+  m.def(
+      "_binary_cross_entropy",
+      [](py::handle x, py::handle target, py::handle weight,
+         int64_t reduction) {
+        Operand in = Read(x);
+        return WrapOrNone(ValueOrThrow(ops::BinaryCrossEntropy(
+                              in.value, Read(target).value,
+                              OptionalValue(weight), ToReduction(reduction))),
+                          in.tensor->device());
+      },
+      py::arg("x"), py::arg("target"), py::arg("weight"), py::arg("reduction"),
+      "aten.binary_cross_entropy (ops/loss_ops.h); weight a tensor or None.");
+  m.def(
+      "_binary_cross_entropy_backward",
+      [](py::handle grad, py::handle x, py::handle target, py::handle weight,
+         int64_t reduction) {
+        Operand in = Read(x);
+        return WrapOrNone(ValueOrThrow(ops::BinaryCrossEntropyBackward(
+                              Read(grad).value, in.value, Read(target).value,
+                              OptionalValue(weight), ToReduction(reduction))),
+                          in.tensor->device());
+      },
+      py::arg("grad"), py::arg("x"), py::arg("target"), py::arg("weight"),
+      py::arg("reduction"),
+      "aten.binary_cross_entropy_backward (ops/loss_ops.h).");
+  m.def(
+      "_binary_cross_entropy_with_logits",
+      [](py::handle x, py::handle target, py::handle weight,
+         py::handle pos_weight, int64_t reduction) {
+        Operand in = Read(x);
+        return WrapOrNone(ValueOrThrow(ops::BinaryCrossEntropyWithLogits(
+                              in.value, Read(target).value,
+                              OptionalValue(weight), OptionalValue(pos_weight),
+                              ToReduction(reduction))),
+                          in.tensor->device());
+      },
+      py::arg("x"), py::arg("target"), py::arg("weight"),
+      py::arg("pos_weight"), py::arg("reduction"),
+      "aten.binary_cross_entropy_with_logits (ops/loss_ops.h); weight and "
+      "pos_weight tensors or None.");
+}
+
 void InitNormBindings(py::module_& m) {
+  m.def(
+      "_rms_norm",
+      [](py::handle x, int64_t axis, py::handle weight, py::handle eps) {
+        Operand in = Read(x);
+        std::array<Value, 2> r = ValueOrThrow(ops::RmsNorm(
+            in.value, axis, OptionalValue(weight), OpMathScalar(eps, in)));
+        const int device = in.tensor->device();
+        return py::make_tuple(WrapOrNone(std::move(r[0]), device),
+                              WrapOrNone(std::move(r[1]), device));
+      },
+      py::arg("x"), py::arg("axis"), py::arg("weight"), py::arg("eps"),
+      "aten._fused_rms_norm over the dims from `axis` on (ops/norm_ops.h) "
+      "-> (out, rstd); weight a tensor or None.");
+  m.def(
+      "_rms_norm_backward",
+      [](py::handle grad, py::handle x, int64_t axis, py::handle rstd,
+         py::handle weight, std::array<bool, 2> output_mask) {
+        Operand g = Read(grad);
+        std::array<Value, 2> r = ValueOrThrow(ops::RmsNormBackward(
+            g.value, Read(x).value, axis, Read(rstd).value,
+            OptionalValue(weight), output_mask));
+        const int device = g.tensor->device();
+        return py::make_tuple(WrapOrNone(std::move(r[0]), device),
+                              WrapOrNone(std::move(r[1]), device));
+      },
+      py::arg("grad"), py::arg("x"), py::arg("axis"), py::arg("rstd"),
+      py::arg("weight"), py::arg("output_mask"),
+      "aten._fused_rms_norm_backward (ops/norm_ops.h) -> (grad_input, "
+      "grad_weight), None where not asked for.");
   m.def(
       "_layer_norm",
       [](py::handle x, int64_t axis, py::handle weight, py::handle bias,
@@ -322,6 +443,7 @@ void InitReductionOpBindings(py::module_& m) {
 void InitNnOpBindings(py::module_& m) {
   InitReductionOpBindings(m);
   InitLossBindings(m);
+  InitPointwiseLossBindings(m);
   InitNormBindings(m);
   InitIndexBindings(m);
 }
