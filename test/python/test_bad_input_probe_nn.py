@@ -274,6 +274,35 @@ CASES = [
     case("log_normal_ std 0", lambda d: f(d, 3).log_normal_(0, 0)),
     case("randint ok", lambda d: torch.randint(3, 7, (4,), device=d),
          values=False),
+    case("random_ int8 to 1000", lambda d: ints(d, [0, 0], torch.int8)
+         .random_(0, 1000)),
+    case("random_ uint8 from -1", lambda d: ints(d, [0], torch.uint8)
+         .random_(-1, 5)),
+    case("random_ f16 to 70000", lambda d: f(d, 2).half().random_(0, 70000)),
+    case("randint int8 high 1000", lambda d: torch.randint(
+        0, 1000, (3,), dtype=torch.int8, device=d)),
+    case("exponential_ int", lambda d: ints(d, [1, 2]).exponential_()),
+    case("log_normal_ int", lambda d: ints(d, [1, 2]).log_normal_()),
+    case("cauchy_ int", lambda d: ints(d, [1, 2]).cauchy_()),
+    case("normal_ nan std", lambda d: f(d, 3).normal_(0, _NAN)),
+    case("exponential_ nan", lambda d: f(d, 3).exponential_(_NAN)),
+    case("bernoulli_ p nan", lambda d: f(d, 3).bernoulli_(_NAN)),
+    case("uniform_ to inf", lambda d: f(d, 3).uniform_(0, _INF)),
+    case("uniform_ from nan", lambda d: f(d, 3).uniform_(_NAN, 1)),
+    case("uniform_ f16 from -70000", lambda d: f(d, 3).half().uniform_(
+        -70000, 70000)),
+    case("uniform_ range overflows", lambda d: f(d, 3).uniform_(-3e38, 3e38)),
+    case("randperm int8 300", lambda d: torch.randperm(300, dtype=torch.int8,
+                                                       device=d)),
+    case("randperm uint8 256 ok", lambda d: torch.randperm(
+        256, dtype=torch.uint8, device=d).sort()[0]),
+    case("randperm f16 5000", lambda d: torch.randperm(
+        5000, dtype=torch.float16, device=d)),
+    case("dropout int", lambda d: F.dropout(ints(d, [1, 2]), 0.5)),
+    case("dropout p -0.1", lambda d: F.dropout(f(d, 3), -0.1)),
+    case("rand_like int", lambda d: torch.rand_like(ints(d, [1, 2]))),
+    case("randn bool", lambda d: torch.randn(3, dtype=torch.bool, device=d)),
+    case("poisson negative rates", lambda d: torch.poisson(f(d, 3))),
     # Histograms, distances, searching.
     case("histc min > max", lambda d: torch.histc(f(d, 4), 4, 3, 1)),
     case("histc bins 0", lambda d: torch.histc(f(d, 4), 0)),

@@ -36,6 +36,7 @@ import math
 import torch
 
 from torch_xla import _XLAC, _ir
+from torch_xla._dtypes import scalar_type_name
 from torch_xla._ops._common import code_of, literal, scalar
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import commit, xt_of
@@ -240,12 +241,27 @@ for _func in (aten.normal.Tensor_Tensor, aten.normal.float_Tensor):
   op(_func)(_checked_normal(_func))
 
 
-@op(aten.uniform_.default)
-def uniform_(x, from_=0.0, to=1.0, generator=None):
-  code = _float_code("check_uniform_bounds", x)
+def _check_uniform_bounds(dtype, code, from_, to):
+  """Eager's checks of uniform_'s range, in its order: both ends finite
+  numbers of the dtype (NaN fails), from <= to, and to - from finite."""
+  info = torch.finfo(dtype)
+  for name, value in (("from", from_), ("to", to)):
+    if not info.min <= value <= info.max:
+      raise RuntimeError(f"{name} is out of bounds for {_TYPE_NAMES[code]}")
   if from_ > to:
     raise RuntimeError(f"uniform_ expects to return a [from, to) range, but "
                        f"found from={_fmt(from_)} > to={_fmt(to)}")
+  if to - from_ > info.max:
+    raise RuntimeError(
+        f"uniform_ expects to-from <= std::numeric_limits<"
+        f"{scalar_type_name(dtype)}>::max(), but found to={_fmt(to)} and "
+        f"from={_fmt(from_)} which result in to-from to exceed the limit")
+
+
+@op(aten.uniform_.default)
+def uniform_(x, from_=0.0, to=1.0, generator=None):
+  code = _float_code("check_uniform_bounds", x)
+  _check_uniform_bounds(x.dtype, code, from_, to)
   if _empty_result(x):
     return x
   shape, device = list(x.shape), x.device.index
@@ -262,7 +278,7 @@ def uniform_(x, from_=0.0, to=1.0, generator=None):
 @op(aten.normal_.default)
 def normal_(x, mean=0.0, std=1.0, generator=None):
   code = _float_code("normal_kernel_cpu", x)
-  if std < 0:
+  if not std >= 0:  # NaN too
     raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
   if _empty_result(x):
     return x
@@ -278,6 +294,11 @@ def normal_(x, mean=0.0, std=1.0, generator=None):
 
 @op(aten.exponential_.default)
 def exponential_(x, lambd=1.0, generator=None):
+  if not x.dtype.is_floating_point:
+    raise RuntimeError(
+        f"Exponential distribution is a continuous probability distribution. "
+        f"dtype must be a floating point but you specified "
+        f"{_dtype_name(x.dtype)}")
   code = _float_code("exponential_cpu", x)
   if not lambd > 0:
     raise RuntimeError(

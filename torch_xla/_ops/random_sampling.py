@@ -306,6 +306,22 @@ def randint_like_low(x, low, high, *, generator=None, dtype=None,
                generator)
 
 
+_RANDPERM_INT_LIMITS = {_ir.S8: ("int8_t", 127), _ir.U8: ("uint8_t", 255),
+                        _ir.S16: ("int16_t", 32767),
+                        _ir.S32: ("int", 2**31 - 1)}
+
+
+def _check_randperm_dtype(n, code):
+  """Eager's errors when n - 1 does not fit the result's dtype."""
+  if code in _RANDPERM_INT_LIMITS:
+    name, top = _RANDPERM_INT_LIMITS[code]
+    if n - 1 > top:
+      raise RuntimeError(
+          f"value cannot be converted to type {name} without overflow")
+  elif code == _ir.F16 and n > 2049:
+    raise RuntimeError("n cannot be greater than 2049 for Half type.")
+
+
 def randperm_value(n, code, device, generator=None):
   """A handle holding a random permutation of range(n) as `code`.
 
@@ -316,6 +332,7 @@ def randperm_value(n, code, device, generator=None):
   if n >= 1 << 32:
     raise RuntimeError(f"randperm: n={n} is too large for 'xla' (at most "
                        f"2^32 - 1)")
+  _check_randperm_dtype(n, code)
   if n <= 1:
     return _ir.convert(_ir.iota(_ir.S64, [n], 0, device), code)
   # Stable, so equal keys keep index order: the same permutation as sorting
