@@ -201,7 +201,7 @@ def _filled_like(x, value):
     return fill(value.item(), x.shape, x.dtype, x.device.index)
   if value.dim() != 0:
     raise RuntimeError(
-        f"fill only supports 0-dimension value tensor but got tensor with "
+        f"fill_ only supports 0-dimension value tensor but got tensor with "
         f"{value.dim()} dimensions.")
   v = _ir.convert(xt_of(value), code_of(x.dtype))
   return _ir.broadcast_to(_ir.reshape(v, []), list(x.shape))

@@ -13,6 +13,7 @@ import math
 
 import torch
 
+from torch_xla._dtypes import scalar_type_name
 from torch_xla._ops.registry import aten, op
 
 
@@ -38,9 +39,10 @@ def _check_cdist(x1, x2, p):
     raise RuntimeError(
         f"X1 and X2 must have the same number of columns. X1: "
         f"{x1.shape[-1]} X2: {x2.shape[-1]}")
-  if not x1.dtype.is_floating_point:
-    raise RuntimeError(
-        f"cdist only supports floating-point dtypes, X1 got: {x1.dtype}")
+  for name, t in (("X1", x1), ("X2", x2)):
+    if not t.dtype.is_floating_point:
+      raise RuntimeError(f"cdist only supports floating-point dtypes, {name} "
+                         f"got: {scalar_type_name(t.dtype)}")
   if p < 0:
     raise RuntimeError(
         f"cdist only supports non-negative p values, got {p}")

@@ -39,14 +39,16 @@ def _check_gather(x, d, index, what, src=None):
     raise RuntimeError(f"{what}(): Expected dtype int32/int64 for index")
   ishape, xshape = list(index.shape), list(x.shape)
   for k in range(min(len(ishape), len(xshape))):
-    if k != d and ishape[k] > xshape[k]:
+    too_large = k != d and ishape[k] > xshape[k]
+    if src is None and too_large:
       raise RuntimeError(
           f"Size does not match at dimension {k} expected index {ishape} to "
           f"be no larger than self {xshape} apart from dimension {d}")
-    if src is not None and ishape[k] > src.shape[k]:
+    if src is not None and (too_large or ishape[k] > src.shape[k]):
       raise RuntimeError(
-          f"Size does not match at dimension {k} expected index {ishape} to "
-          f"be no larger than src {list(src.shape)}")
+          f"Expected index {ishape} to be no larger than self {xshape} apart "
+          f"from dimension {d} and to be no larger size than src "
+          f"{list(src.shape)}")
 
 
 def _dim_of(x, dim):
