@@ -366,3 +366,12 @@ def test_multinomial_weights_raise_eager_text(probs, replacement, match):
   p = torch.tensor(probs, device=torch_xla.device())
   with pytest.raises(RuntimeError, match=match):
     torch.multinomial(p, 2, replacement=replacement).cpu()
+
+
+def test_one_hot_under_torch_compile_traces_pytorchs_decomposition():
+  # Fake tensors reach the AutogradXLA kernel while tracing: they take
+  # PyTorch's decomposition (the compiled graph carries no check).
+  compiled = torch.compile(
+      lambda x: torch.nn.functional.one_hot(x, 4).sum(0), backend="openxla")
+  x = torch.tensor([0, 3, 1], device=torch_xla.device())
+  assert compiled(x).cpu().tolist() == [1, 1, 0, 1]

@@ -30,7 +30,7 @@ from torch_xla import _ir
 from torch_xla._ops import index_util
 from torch_xla._ops._common import literal
 from torch_xla._ops.registry import aten, op
-from torch_xla._tensor import wrap, xt_of
+from torch_xla._tensor import XlaTensor, wrap, xt_of
 
 _NEGATIVE = "Class values must be non-negative."
 _TOO_LARGE = "Class values must be smaller than num_classes."
@@ -44,6 +44,11 @@ def one_hot(self, num_classes=-1):
   if self.dtype != torch.int64:
     raise RuntimeError(
         "one_hot is only applicable to index tensor of type LongTensor.")
+  if not isinstance(self, XlaTensor):
+    # A tracer's stand-in on the 'xla' device (torch.compile's fake
+    # tensors): PyTorch's own decomposition, as before this kernel; the
+    # traced graph carries no check (like a scan body's indices).
+    return aten.one_hot.default.decompose(self, num_classes)
   shape = list(self.shape)
   if self.numel() == 0:
     if num_classes <= 0:
