@@ -82,7 +82,7 @@ TEST(ElementwiseOpsTest, IntegerDivisionByZeroIsSelectedAwayFloatsRoundOnce) {
 }
 
 TEST(ElementwiseOpsTest, ActivationsComputeHalfTypesInF32) {
-  for (int code = 1; code <= 6; ++code) {
+  for (int code = 1; code <= 7; ++code) {
     Value out = Ok(ops::Activation(Ok(ops::ActivationOpFromCode(code)),
                                    Leaf(DType::kBF16, {2, 3})));
     EXPECT_EQ(out.shape(), Shape(DType::kBF16, {2, 3})) << code;
@@ -91,14 +91,14 @@ TEST(ElementwiseOpsTest, ActivationsComputeHalfTypesInF32) {
   Value relu = Ok(ops::Activation(ops::ActivationOp::kRelu,
                                   Leaf(DType::kI64, {3})));
   EXPECT_EQ(relu.node->kind(), OpKind::kMaximum);
-  for (int code = 0; code <= 5; ++code) {
+  for (int code = 0; code <= 6; ++code) {
     Value grad = Ok(ops::ActivationBackward(
         Ok(ops::ActivationBackwardOpFromCode(code)), Leaf(DType::kF16, {2, 3}),
         Leaf(DType::kF16, {3})));
     EXPECT_EQ(grad.shape(), Shape(DType::kF16, {2, 3})) << code;
   }
-  EXPECT_FALSE(ops::ActivationOpFromCode(7).ok());
-  EXPECT_FALSE(ops::ActivationBackwardOpFromCode(6).ok());
+  EXPECT_FALSE(ops::ActivationOpFromCode(8).ok());
+  EXPECT_FALSE(ops::ActivationBackwardOpFromCode(7).ok());
 }
 
 TEST(ElementwiseOpsTest, ParameterizedActivationsCheckTheirParameters) {
@@ -116,7 +116,7 @@ TEST(ElementwiseOpsTest, ParameterizedActivationsCheckTheirParameters) {
       ops::ParamActivation(ops::ParamActivationOp::kSoftplus, x, {p}).ok());
   EXPECT_FALSE(
       ops::ParamActivation(ops::ParamActivationOp::kHardtanh, x, {p, p}).ok());
-  EXPECT_FALSE(ops::ParamActivationOpFromCode(4).ok());
+  EXPECT_FALSE(ops::ParamActivationOpFromCode(5).ok());
 }
 
 TEST(ElementwiseOpsTest, ThresholdSelectsInTheValuesDtype) {

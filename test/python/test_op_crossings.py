@@ -104,6 +104,12 @@ FUNCTIONAL = [
     ("floor", lambda t: torch.floor(t["x"])),
     ("round", lambda t: torch.round(t["h"])),
     ("isnan", lambda t: torch.isnan(t["x"])),
+    ("logit", lambda t: torch.logit(t["x"])),
+    ("logit_eps", lambda t: torch.logit(t["h"], eps=1e-3)),
+    ("logit_backward",
+     lambda t: torch.ops.aten.logit_backward(t["y"], t["x"])),
+    ("logit_eps_backward",
+     lambda t: torch.ops.aten.logit_backward(t["y"], t["x"], 0.1)),
     ("hardswish", lambda t: F.hardswish(t["x"])),
     ("hardsigmoid", lambda t: F.hardsigmoid(t["h"])),
     ("mish", lambda t: F.mish(t["x"])),
@@ -150,6 +156,7 @@ INPLACE = [
     ("hardtanh_", "x", lambda x, t: F.hardtanh_(x)),
     ("hardswish_", "x", lambda x, t: F.hardswish(x, inplace=True)),
     ("mish_", "x", lambda x, t: F.mish(x, inplace=True)),
+    ("logit_", "x", lambda x, t: x.logit_(0.01)),
 ]
 
 

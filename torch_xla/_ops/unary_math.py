@@ -221,11 +221,11 @@ def isinf(x):
 
 # Codes of ops/activation_ops.h's ActivationOp, ActivationBackwardOp and
 # ParamActivationOp: each activation and gradient is one C++ call.
-(_RELU, _SILU, _GELU, _GELU_TANH, _HARDSWISH, _HARDSIGMOID,
- _MISH) = range(7)
+(_RELU, _SILU, _GELU, _GELU_TANH, _HARDSWISH, _HARDSIGMOID, _MISH,
+ _LOGIT) = range(8)
 (_SIGMOID_BACKWARD, _TANH_BACKWARD, _GELU_BACKWARD, _GELU_TANH_BACKWARD,
- _HARDSWISH_BACKWARD, _HARDSIGMOID_BACKWARD) = range(6)
-_LEAKY_RELU, _ELU, _SOFTPLUS, _HARDTANH = range(4)
+ _HARDSWISH_BACKWARD, _HARDSIGMOID_BACKWARD, _LOGIT_BACKWARD) = range(7)
+_LEAKY_RELU, _ELU, _SOFTPLUS, _HARDTANH, _LOGIT_EPS = range(5)
 
 
 def _float_only(kernel, x):
@@ -372,6 +372,27 @@ def softplus_backward(grad, x, beta, threshold):
 def hardtanh_backward(grad, x, min_val, max_val):
   return _XLAC._param_activation_backward(_HARDTANH, grad, x,
                                           (min_val, max_val))
+
+
+@op(aten.logit.default)
+def logit(x, eps=None, _inplace=False):
+  """log(x / (1 - x)), x first clamped to [eps, 1 - eps] when eps is
+  given; integers compute in the default float type."""
+  if not x.dtype.is_floating_point:
+    x = x.to(torch.get_default_dtype())
+  if eps is None:
+    return _XLAC._activation(_LOGIT, x, _inplace)
+  return _XLAC._param_activation(_LOGIT_EPS, x, (eps,), _inplace)
+
+
+op(aten.logit_.default)(inplace_of(logit))
+
+
+@op(aten.logit_backward.default)
+def logit_backward(grad, x, eps=None):
+  if eps is None:
+    return _XLAC._activation_backward(_LOGIT_BACKWARD, grad, x)
+  return _XLAC._param_activation_backward(_LOGIT_EPS, grad, x, (eps,))
 
 
 @op(aten.threshold.default)

@@ -245,6 +245,16 @@ def test_activation_errors():
     F.leaky_relu(x.to(XLA) * 1, -0.1, inplace=True).sum().backward()
 
 
+@pytest.mark.parametrize("eps", [None, 0.1])
+@pytest.mark.parametrize("dtype", HALF)
+def test_logit(eps, dtype):
+  x = torch.tensor([-0.5, 0.0, 0.05, 0.3, 0.5, 0.95, 1.0, 1.5]).to(dtype)
+  tol = {} if dtype == torch.float32 else dict(atol=2e-2, rtol=2e-2)
+  check_op(lambda t: torch.logit(t, eps), x, **tol)
+  check_op(lambda t: t.clone().logit_(eps), x, **tol)
+  check_op(lambda t: torch.logit(t, eps), torch.tensor([0, 1, 2]))
+
+
 def test_threshold_keeps_the_input_dtype():
   check_op(lambda t: F.threshold(t, 1, 9), _ints(4, 5), grad=False)
   check_op(lambda t: F.threshold(t, 0.5, -2.0),

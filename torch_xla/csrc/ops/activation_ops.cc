@@ -130,6 +130,21 @@ absl::StatusOr<Value> GeluDerivative(const Value& x, bool tanh) {
   return f.Add(std::move(left_derivative), std::move(right));
 }
 
+// log(x / (1 - x)).
+absl::StatusOr<Value> LogitValue(const Formula& f, const Value& x) {
+  TXLA_ASSIGN_OR_RETURN(Value rest, f.Minus(1, x));
+  TXLA_ASSIGN_OR_RETURN(Value odds, Apply(OpKind::kDivide, x, rest));
+  return Apply(OpKind::kLog, std::move(odds));
+}
+
+// 1 / (x (1 - x)).
+absl::StatusOr<Value> LogitDerivative(const Formula& f, const Value& x) {
+  TXLA_ASSIGN_OR_RETURN(Value rest, f.Minus(1, x));
+  TXLA_ASSIGN_OR_RETURN(Value product, f.Mul(x, std::move(rest)));
+  TXLA_ASSIGN_OR_RETURN(Value one, f.Lit(1));
+  return Apply(OpKind::kDivide, std::move(one), std::move(product));
+}
+
 // The derivative factor of `op` at x (the output y for sigmoid/tanh).
 absl::StatusOr<Value> Derivative(ActivationBackwardOp op, const Value& x) {
   Formula f(x);
@@ -166,6 +181,15 @@ absl::StatusOr<Value> Derivative(ActivationBackwardOp op, const Value& x) {
       TXLA_ASSIGN_OR_RETURN(Value zero, f.Lit(0));
       return Select(inside, sixth, zero);
     }
+    case ActivationBackwardOp::kLogit: {  // 1 / (x (1 - x)), NaN off [0, 1]
+      TXLA_ASSIGN_OR_RETURN(Value d, LogitDerivative(f, x));
+      TXLA_ASSIGN_OR_RETURN(Value below, f.Cmp(x, "LT", 0));
+      TXLA_ASSIGN_OR_RETURN(Value above, f.Cmp(x, "GT", 1));
+      TXLA_ASSIGN_OR_RETURN(Value outside,
+                            Apply(OpKind::kOr, std::move(below), above));
+      TXLA_ASSIGN_OR_RETURN(Value nan, f.Lit(std::nan("")));
+      return Select(outside, nan, d);
+    }
   }
   return absl::InternalError("unreachable activation backward op");
 }
@@ -198,7 +222,7 @@ absl::Status Prepare(DType dtype, Value* x, std::vector<Value>* params,
 }
 
 absl::Status CheckParams(ParamActivationOp op, size_t count) {
-  static constexpr size_t kCounts[] = {1, 3, 2, 2};
+  static constexpr size_t kCounts[] = {1, 3, 2, 2, 1};
   if (count != kCounts[static_cast<int>(op)]) {
     return absl::InvalidArgumentError(
         absl::StrCat("activation ", static_cast<int>(op), " takes ",
@@ -211,27 +235,26 @@ absl::Status CheckParams(ParamActivationOp op, size_t count) {
 }  // namespace
 
 absl::StatusOr<ActivationOp> ActivationOpFromCode(int code) {
-  if (code < 0 || code > static_cast<int>(ActivationOp::kMish)) {
+  if (code < 0 || code > static_cast<int>(ActivationOp::kLogit)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("unknown activation code ", code, " (0-6)"));
+        absl::StrCat("unknown activation code ", code, " (0-7)"));
   }
   return static_cast<ActivationOp>(code);
 }
 
 absl::StatusOr<ActivationBackwardOp> ActivationBackwardOpFromCode(int code) {
-  if (code < 0 ||
-      code > static_cast<int>(ActivationBackwardOp::kHardsigmoid)) {
+  if (code < 0 || code > static_cast<int>(ActivationBackwardOp::kLogit)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("unknown activation backward code ", code, " (0-5)"));
+        absl::StrCat("unknown activation backward code ", code, " (0-6)"));
   }
   return static_cast<ActivationBackwardOp>(code);
 }
 
 absl::StatusOr<ParamActivationOp> ParamActivationOpFromCode(int code) {
-  if (code < 0 || code > static_cast<int>(ParamActivationOp::kHardtanh)) {
+  if (code < 0 || code > static_cast<int>(ParamActivationOp::kLogit)) {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown parameterized activation code ", code,
-                     " (0-3)"));
+                     " (0-4)"));
   }
   return static_cast<ParamActivationOp>(code);
 }
@@ -270,8 +293,13 @@ absl::StatusOr<Value> Activation(ActivationOp op, Value x) {
       TXLA_ASSIGN_OR_RETURN(out, f.Mul(v, std::move(t)));
       break;
     }
-    default:
+    case ActivationOp::kLogit: {
+      TXLA_ASSIGN_OR_RETURN(out, LogitValue(f, v));
+      break;
+    }
+    default: {
       TXLA_ASSIGN_OR_RETURN(out, GeluValue(v, op == ActivationOp::kGeluTanh));
+    }
   }
   return MakeConvert(std::move(out), dtype);
 }
@@ -318,8 +346,14 @@ absl::StatusOr<Value> ParamActivation(ParamActivationOp op, Value x,
     TXLA_ASSIGN_OR_RETURN(Value neg, f.Mul(std::move(em1), std::move(coef)));
     TXLA_ASSIGN_OR_RETURN(out, Select(std::move(positive), std::move(pos),
                                       std::move(neg)));
-  } else {
+  } else if (op == ParamActivationOp::kSoftplus) {
     TXLA_ASSIGN_OR_RETURN(out, SoftplusValue(f, x, params[0], params[1]));
+  } else {  // kLogit: x clamped to [eps, 1 - eps] first
+    TXLA_ASSIGN_OR_RETURN(Value hi, f.Minus(1, params[0]));
+    TXLA_ASSIGN_OR_RETURN(Value low, Apply(OpKind::kMaximum, x, params[0]));
+    TXLA_ASSIGN_OR_RETURN(Value z, Apply(OpKind::kMinimum, std::move(low),
+                                         std::move(hi)));
+    TXLA_ASSIGN_OR_RETURN(out, LogitValue(f, z));
   }
   return MakeConvert(std::move(out), dtype);
 }
@@ -388,6 +422,19 @@ absl::StatusOr<Value> ParamActivationBackward(ParamActivationOp op,
                             Apply(OpKind::kOr, std::move(low),
                                   std::move(high)));
       TXLA_ASSIGN_OR_RETURN(out, Select(std::move(outside), zero, grad));
+      break;
+    }
+    case ParamActivationOp::kLogit: {  // 0 off [eps, 1 - eps]
+      TXLA_ASSIGN_OR_RETURN(Value hi, f.Minus(1, params[0]));
+      TXLA_ASSIGN_OR_RETURN(Value low, Compare(x, params[0], "LT"));
+      TXLA_ASSIGN_OR_RETURN(Value high, Compare(x, hi, "GT"));
+      TXLA_ASSIGN_OR_RETURN(Value outside,
+                            Apply(OpKind::kOr, std::move(low),
+                                  std::move(high)));
+      TXLA_ASSIGN_OR_RETURN(Value d, LogitDerivative(f, x));
+      TXLA_ASSIGN_OR_RETURN(Value scaled, f.Mul(grad, std::move(d)));
+      TXLA_ASSIGN_OR_RETURN(out, Select(std::move(outside), zero,
+                                        std::move(scaled)));
       break;
     }
   }

@@ -26,6 +26,7 @@ enum class ActivationOp : int {
   kHardswish = 4,    // x * clamp(x + 3, 0, 6) / 6
   kHardsigmoid = 5,  // clamp(x + 3, 0, 6) / 6
   kMish = 6,         // x * tanh(softplus(x))
+  kLogit = 7,        // log(x / (1 - x))
 };
 
 // Codes of the gradients: `x` is the forward's input, except for sigmoid and
@@ -37,6 +38,7 @@ enum class ActivationBackwardOp : int {
   kGeluTanh = 3,
   kHardswish = 4,
   kHardsigmoid = 5,
+  kLogit = 6,  // NaN outside [0, 1]
 };
 
 // Activations with parameters (`params`, in this order) and their
@@ -48,6 +50,8 @@ enum class ParamActivationOp : int {
   kSoftplus = 2,   // (beta, threshold):
                    //   x * beta > threshold ? x : log1p(exp(x * beta)) / beta
   kHardtanh = 3,   // (min, max): the gradient only (the forward is clamp)
+  kLogit = 4,      // (eps): logit of x clamped to [eps, 1 - eps]; the
+                   //   gradient is 0 outside that range
 };
 
 // InvalidArgument for codes outside the enums.

@@ -225,7 +225,7 @@ void InitElementwiseOpBuilders(py::module_& m) {
       },
       py::arg("op"), py::arg("x"), py::arg("inplace") = false,
       "An activation of x (ops/activation_ops.h; op: 0 relu, 1 silu, 2 "
-      "gelu, 3 gelu tanh, 4 hardswish, 5 hardsigmoid, 6 mish). A new "
+      "gelu, 3 gelu tanh, 4 hardswish, 5 hardsigmoid, 6 mish, 7 logit). A new "
       "tensor, or x updated with `inplace`.");
   m.def(
       "_param_activation",
@@ -241,7 +241,8 @@ void InitElementwiseOpBuilders(py::module_& m) {
       py::arg("inplace") = false,
       "An activation with parameters (ops/activation_ops.h; op: 0 "
       "leaky_relu (slope), 1 elu (alpha, scale, input_scale), 2 softplus "
-      "(beta, threshold)). A new tensor, or x updated with `inplace`.");
+      "(beta, threshold), 4 logit (eps)). A new tensor, or x updated with "
+      "`inplace`.");
   m.def(
       "_param_activation_backward",
       [](int op, py::handle grad, py::handle x, const py::sequence& params,
@@ -272,7 +273,7 @@ void InitElementwiseOpBuilders(py::module_& m) {
       py::arg("op"), py::arg("grad"), py::arg("x"),
       "An activation's gradient in grad's dtype (ops/activation_ops.h; op: "
       "0 sigmoid, 1 tanh (x: the output), 2 gelu, 3 gelu tanh, 4 "
-      "hardswish, 5 hardsigmoid).");
+      "hardswish, 5 hardsigmoid, 6 logit).");
   m.def(
       "_threshold",
       [](py::handle x, py::handle threshold, py::handle value,
