@@ -12,6 +12,7 @@
 
 #include "gtest/gtest.h"
 #include "torch_xla/csrc/ops/arithmetic_ops.h"
+#include "torch_xla/csrc/ops/batch_norm_ops.h"
 #include "torch_xla/csrc/ops/index_ops.h"
 #include "torch_xla/csrc/ops/linalg_ops.h"
 #include "torch_xla/csrc/ops/loss_ops.h"
@@ -297,6 +298,47 @@ TEST(OpsTest, RmsNormGivesRstdAndOnlyTheAskedGradients) {
       x, x, 1, out[1], Leaf(DType::kF16, {8}), {true, false}));
   EXPECT_EQ(grads[0].shape(), Shape(DType::kF16, {2, 8}));
   EXPECT_FALSE(grads[1]);
+}
+
+TEST(OpsTest, GroupNormStatisticsArePerGroup) {
+  Value x = Leaf(DType::kBF16, {2, 6, 5});
+  const ops::GroupDims dims{2, 6, 5, 3};
+  std::array<Value, 3> out = Ok(ops::GroupNorm(
+      x, Leaf(DType::kBF16, {6}), Value(), dims, Leaf(DType::kF32, {})));
+  EXPECT_EQ(out[0].shape(), Shape(DType::kBF16, {2, 6, 5}));
+  EXPECT_EQ(out[1].shape(), Shape(DType::kBF16, {2, 3}));
+  std::array<Value, 3> grads = Ok(ops::GroupNormBackward(
+      x, x, out[1], out[2], Value(), dims, {true, true, false}));
+  EXPECT_EQ(grads[1].shape(), Shape(DType::kBF16, {6}));
+  EXPECT_FALSE(grads[2]);
+  EXPECT_FALSE(ops::GroupNorm(x, Value(), Value(), {2, 6, 5, 4},
+                              Leaf(DType::kF32, {}))
+                   .ok());  // 6 channels in 4 groups
+}
+
+TEST(OpsTest, BatchNormUpdatesOnlyTheRunningStatisticsItIsGiven) {
+  Value x = Leaf(DType::kF16, {4, 3, 5});
+  Value scalar = Leaf(DType::kF32, {});
+  ops::BatchNormResult train = Ok(ops::BatchNorm(
+      x, Value(), Value(), Leaf(DType::kF32, {3}), Value(), true, scalar,
+      scalar, scalar, DType::kF32));
+  EXPECT_EQ(train.out.shape(), Shape(DType::kF16, {4, 3, 5}));
+  EXPECT_EQ(train.save_mean.shape(), Shape(DType::kF32, {3}));
+  EXPECT_EQ(train.new_mean.shape(), Shape(DType::kF32, {3}));
+  EXPECT_FALSE(train.new_var);
+  ops::BatchNormResult eval = Ok(ops::BatchNorm(
+      x, Value(), Value(), Leaf(DType::kF16, {3}), Leaf(DType::kF16, {3}),
+      false, Value(), Value(), scalar, DType::kF16));
+  EXPECT_EQ(eval.save_invstd.shape(), Shape(DType::kF16, {0}));
+  EXPECT_FALSE(eval.new_mean);
+  EXPECT_FALSE(ops::BatchNorm(x, Value(), Value(), Value(), Value(), false,
+                              Value(), Value(), scalar, DType::kF16)
+                   .ok());  // evaluation needs running statistics
+  std::array<Value, 3> grads = Ok(ops::BatchNormBackward(
+      x, x, Leaf(DType::kF32, {3}), Value(), Value(), train.save_mean,
+      train.save_invstd, true, Value(), {true, true, true}));
+  EXPECT_EQ(grads[0].shape(), Shape(DType::kF16, {4, 3, 5}));
+  EXPECT_EQ(grads[2].shape(), Shape(DType::kF32, {3}));  // weight's dtype
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 """The nn ops whose Python rule calls a C++ core builder (torch_xla/csrc/ops:
-loss_ops, norm_ops, index_ops, reduction_ops) cross from Python into C++ once per op: the
+loss_ops, norm_ops, batch_norm_ops, index_ops, reduction_ops) cross from Python into C++ once per op: the
 rule checks arguments and makes ONE _XLAC call that returns the wrapped
 'xla' tensor(s). A rule that went back to composing IR in Python (one
 _XLAC call per node, then a wrap) fails here. Crossings are counted with
@@ -74,7 +74,28 @@ def _cases():
   rows = _host(torch.tensor([[0, -1], [3, 2]]))
   cols = _host(torch.tensor([1, -2]))
   grid = _host(torch.randn(4, 5, 6))
+  bn_x = _host(torch.randn(4, 3, 5))
+  bn_w, bn_mean, bn_var = (_host(torch.rand(3) + 0.5) for _ in range(3))
+  bn_save = _host(torch.rand(3))
   return {
+      "native_batch_norm_training": lambda: aten.native_batch_norm(
+          bn_x, bn_w, None, bn_mean, bn_var, True, 0.1, 1e-5),
+      "native_batch_norm_eval": lambda: aten.native_batch_norm(
+          bn_x, bn_w, bn_w, bn_mean, bn_var, False, 0.1, 1e-5),
+      "batch_norm_legit_functional":
+          lambda: aten._native_batch_norm_legit_functional(
+              bn_x, None, None, bn_mean, bn_var, True, 0.1, 1e-5),
+      "batch_norm_with_update": lambda: aten._batch_norm_with_update(
+          bn_x, bn_w, None, bn_mean, bn_var, 0.1, 1e-5),
+      "native_batch_norm_backward": lambda: aten.native_batch_norm_backward(
+          bn_x, bn_x, bn_w, bn_mean, bn_var, bn_save, bn_save, True, 1e-5,
+          [True, True, True]),
+      "native_group_norm": lambda: aten.native_group_norm(
+          bn_x, bn_w, bn_w, 4, 3, 5, 3, 1e-5),
+      "native_group_norm_backward": lambda: aten.native_group_norm_backward(
+          bn_x, bn_x, bn_save.view(1, 3).expand(4, 3),
+          bn_save.view(1, 3).expand(4, 3), bn_w, 4, 3, 5, 3,
+          [True, True, True]),
       "index_one_dim": lambda: aten.index.Tensor(grid, [rows]),
       "index_two_apart": lambda: aten.index.Tensor(grid, [cols, None, cols]),
       "index_adjacent": lambda: aten.index.Tensor(grid, [None, rows, cols]),

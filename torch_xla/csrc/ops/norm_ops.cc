@@ -32,6 +32,26 @@ absl::StatusOr<Value> Feature(Value p, DType dtype, const Value& like,
   return BroadcastInDim(std::move(v), dims, Range(axis, dims.size()));
 }
 
+// A per-channel parameter (dim 1 of [N, C, HxW]) in `dtype`, broadcast
+// there; a null Value stays null.
+absl::StatusOr<Value> PerChannel(Value p, DType dtype,
+                                 const std::vector<int64_t>& channels) {
+  if (!p) return p;
+  TXLA_ASSIGN_OR_RETURN(Value v, MakeConvert(std::move(p), dtype));
+  return BroadcastInDim(std::move(v), channels, {1});
+}
+
+absl::Status CheckGroups(const Value& x, const GroupDims& g) {
+  int64_t count = 1;
+  for (int64_t d : x.shape().dims) count *= d;
+  if (g.groups <= 0 || g.c % g.groups != 0 || count != g.n * g.c * g.hw) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "group_norm: input ", x.shape().ToString(), " is not N=", g.n,
+        " x C=", g.c, " x HxW=", g.hw, " in ", g.groups, " groups"));
+  }
+  return absl::OkStatus();
+}
+
 // The gradient of the per-feature `p` (weight or bias): `per_element`
 // summed over the batch dims [0, axis), in p's shape and dtype.
 absl::StatusOr<Value> FeatureGrad(Value per_element, int64_t axis,
@@ -43,6 +63,24 @@ absl::StatusOr<Value> FeatureGrad(Value per_element, int64_t axis,
   }
   TXLA_ASSIGN_OR_RETURN(total, MakeReshape(std::move(total), p.shape().dims));
   return MakeConvert(std::move(total), p.shape().dtype);
+}
+
+// rstd * (g - mean(g) - x_hat * mean(g * x_hat)): the gradient through
+// (x - mean) * rstd with the statistics over `dims` (rstd kept as size 1
+// there).
+absl::StatusOr<Value> NormalizedInputGrad(Value g, const Value& x_hat,
+                                          const Value& rstd,
+                                          const std::vector<int64_t>& dims) {
+  TXLA_ASSIGN_OR_RETURN(Value mean_g, MeanKept(g, dims));
+  TXLA_ASSIGN_OR_RETURN(Value g_hat, Apply(OpKind::kMultiply, g, x_hat));
+  TXLA_ASSIGN_OR_RETURN(Value mean_gx, MeanKept(std::move(g_hat), dims));
+  TXLA_ASSIGN_OR_RETURN(Value a, ApplyTo(OpKind::kSubtract, std::move(g),
+                                         std::move(mean_g)));
+  TXLA_ASSIGN_OR_RETURN(Value b, ApplyTo(OpKind::kMultiply, x_hat,
+                                         std::move(mean_gx)));
+  TXLA_ASSIGN_OR_RETURN(Value inner, Apply(OpKind::kSubtract, std::move(a),
+                                           std::move(b)));
+  return ApplyTo(OpKind::kMultiply, std::move(inner), rstd);
 }
 
 }  // namespace
@@ -97,23 +135,13 @@ absl::StatusOr<std::array<Value, 3>> LayerNormBackward(
                                              std::move(centered), rstd_acc));
   std::array<Value, 3> result;
   if (output_mask[0]) {
-    // rstd * (gx - mean(gx) - x_hat * mean(gx * x_hat)), gx = g * weight.
     TXLA_ASSIGN_OR_RETURN(Value w, Feature(weight, acc, v, axis));
     Value gx = g;
     if (w) {
       TXLA_ASSIGN_OR_RETURN(gx, Apply(OpKind::kMultiply, g, w));
     }
-    TXLA_ASSIGN_OR_RETURN(Value mean_g, MeanKept(gx, dims));
-    TXLA_ASSIGN_OR_RETURN(Value gx_hat, Apply(OpKind::kMultiply, gx, x_hat));
-    TXLA_ASSIGN_OR_RETURN(Value mean_gx, MeanKept(std::move(gx_hat), dims));
-    TXLA_ASSIGN_OR_RETURN(Value a, ApplyTo(OpKind::kSubtract, std::move(gx),
-                                           std::move(mean_g)));
-    TXLA_ASSIGN_OR_RETURN(Value b, ApplyTo(OpKind::kMultiply, x_hat,
-                                           std::move(mean_gx)));
-    TXLA_ASSIGN_OR_RETURN(Value inner, ApplyTo(OpKind::kSubtract, std::move(a),
-                                               std::move(b)));
-    TXLA_ASSIGN_OR_RETURN(Value gi, ApplyTo(OpKind::kMultiply, std::move(inner),
-                                            rstd_acc));
+    TXLA_ASSIGN_OR_RETURN(Value gi, NormalizedInputGrad(std::move(gx), x_hat,
+                                                        rstd_acc, dims));
     TXLA_ASSIGN_OR_RETURN(result[0], MakeConvert(std::move(gi), dtype));
   }
   if (output_mask[1] && weight) {
@@ -183,6 +211,96 @@ absl::StatusOr<std::array<Value, 2>> RmsNormBackward(
   if (output_mask[1] && weight) {
     TXLA_ASSIGN_OR_RETURN(Value gw, Apply(OpKind::kMultiply, g, x_hat));
     TXLA_ASSIGN_OR_RETURN(result[1], FeatureGrad(std::move(gw), axis, weight));
+  }
+  return result;
+}
+
+absl::StatusOr<std::array<Value, 3>> GroupNorm(Value x, Value weight,
+                                               Value bias, const GroupDims& g,
+                                               Value eps) {
+  TXLA_RETURN_IF_ERROR(CheckGroups(x, g));
+  const std::vector<int64_t> shape = x.shape().dims;
+  const DType dtype = x.shape().dtype;
+  const DType acc = OpMathType(dtype);
+  const std::vector<int64_t> grouped{g.n, g.groups, g.c / g.groups * g.hw};
+  const std::vector<int64_t> channels{g.n, g.c, g.hw};
+  TXLA_ASSIGN_OR_RETURN(Value v, MakeConvert(std::move(x), acc));
+  TXLA_ASSIGN_OR_RETURN(v, MakeReshape(std::move(v), grouped));
+  TXLA_ASSIGN_OR_RETURN(Value mean, MeanKept(v, {2}));
+  TXLA_ASSIGN_OR_RETURN(Value centered,
+                        ApplyTo(OpKind::kSubtract, std::move(v), mean));
+  TXLA_ASSIGN_OR_RETURN(Value sq, Apply(OpKind::kMultiply, centered, centered));
+  TXLA_ASSIGN_OR_RETURN(Value var, MeanKept(std::move(sq), {2}));
+  TXLA_ASSIGN_OR_RETURN(Value shifted,
+                        ApplyTo(OpKind::kAdd, std::move(var), std::move(eps)));
+  TXLA_ASSIGN_OR_RETURN(Value rstd, Apply(OpKind::kRsqrt, std::move(shifted)));
+  TXLA_ASSIGN_OR_RETURN(Value out,
+                        ApplyTo(OpKind::kMultiply, std::move(centered), rstd));
+  TXLA_ASSIGN_OR_RETURN(out, MakeReshape(std::move(out), channels));
+  TXLA_ASSIGN_OR_RETURN(Value w, PerChannel(std::move(weight), acc, channels));
+  TXLA_ASSIGN_OR_RETURN(Value b, PerChannel(std::move(bias), acc, channels));
+  if (w) {
+    TXLA_ASSIGN_OR_RETURN(out, Apply(OpKind::kMultiply, out, w));
+  }
+  if (b) {
+    TXLA_ASSIGN_OR_RETURN(out, Apply(OpKind::kAdd, out, b));
+  }
+  TXLA_ASSIGN_OR_RETURN(out, MakeReshape(std::move(out), shape));
+  std::array<Value, 3> result;
+  TXLA_ASSIGN_OR_RETURN(result[0], MakeConvert(std::move(out), dtype));
+  TXLA_ASSIGN_OR_RETURN(mean, MakeReshape(std::move(mean), {g.n, g.groups}));
+  TXLA_ASSIGN_OR_RETURN(result[1], MakeConvert(std::move(mean), dtype));
+  TXLA_ASSIGN_OR_RETURN(rstd, MakeReshape(std::move(rstd), {g.n, g.groups}));
+  TXLA_ASSIGN_OR_RETURN(result[2], MakeConvert(std::move(rstd), dtype));
+  return result;
+}
+
+absl::StatusOr<std::array<Value, 3>> GroupNormBackward(
+    Value grad, Value x, Value mean, Value rstd, Value weight,
+    const GroupDims& g, std::array<bool, 3> output_mask) {
+  TXLA_RETURN_IF_ERROR(CheckGroups(x, g));
+  const std::vector<int64_t> shape = x.shape().dims;
+  const DType dtype = x.shape().dtype;
+  const DType acc = OpMathType(dtype);
+  const std::vector<int64_t> grouped{g.n, g.groups, g.c / g.groups * g.hw};
+  const std::vector<int64_t> channels{g.n, g.c, g.hw};
+  const std::vector<int64_t> stats{g.n, g.groups, 1};
+  TXLA_ASSIGN_OR_RETURN(Value v, MakeConvert(std::move(x), acc));
+  TXLA_ASSIGN_OR_RETURN(v, MakeReshape(std::move(v), grouped));
+  TXLA_ASSIGN_OR_RETURN(Value gr, MakeConvert(std::move(grad), acc));
+  TXLA_ASSIGN_OR_RETURN(gr, MakeReshape(std::move(gr), channels));
+  TXLA_ASSIGN_OR_RETURN(Value mean_acc, MakeConvert(std::move(mean), acc));
+  TXLA_ASSIGN_OR_RETURN(mean_acc, MakeReshape(std::move(mean_acc), stats));
+  TXLA_ASSIGN_OR_RETURN(Value rstd_acc, MakeConvert(std::move(rstd), acc));
+  TXLA_ASSIGN_OR_RETURN(rstd_acc, MakeReshape(std::move(rstd_acc), stats));
+  TXLA_ASSIGN_OR_RETURN(Value centered, ApplyTo(OpKind::kSubtract,
+                                                std::move(v),
+                                                std::move(mean_acc)));
+  TXLA_ASSIGN_OR_RETURN(Value x_hat, ApplyTo(OpKind::kMultiply,
+                                             std::move(centered), rstd_acc));
+  std::array<Value, 3> result;
+  if (output_mask[0]) {
+    TXLA_ASSIGN_OR_RETURN(Value w, PerChannel(weight, acc, channels));
+    Value gx = gr;
+    if (w) {
+      TXLA_ASSIGN_OR_RETURN(gx, Apply(OpKind::kMultiply, gr, w));
+    }
+    TXLA_ASSIGN_OR_RETURN(gx, MakeReshape(std::move(gx), grouped));
+    TXLA_ASSIGN_OR_RETURN(Value gi, NormalizedInputGrad(std::move(gx), x_hat,
+                                                        rstd_acc, {2}));
+    TXLA_ASSIGN_OR_RETURN(gi, MakeReshape(std::move(gi), shape));
+    TXLA_ASSIGN_OR_RETURN(result[0], MakeConvert(std::move(gi), dtype));
+  }
+  if (output_mask[1]) {
+    TXLA_ASSIGN_OR_RETURN(Value xc, MakeReshape(x_hat, channels));
+    TXLA_ASSIGN_OR_RETURN(Value gw, Apply(OpKind::kMultiply, gr,
+                                          std::move(xc)));
+    TXLA_ASSIGN_OR_RETURN(gw, MakeReduce(std::move(gw), {0, 2}, "sum", false));
+    TXLA_ASSIGN_OR_RETURN(result[1], MakeConvert(std::move(gw), dtype));
+  }
+  if (output_mask[2]) {
+    TXLA_ASSIGN_OR_RETURN(Value gb, MakeReduce(gr, {0, 2}, "sum", false));
+    TXLA_ASSIGN_OR_RETURN(result[2], MakeConvert(std::move(gb), dtype));
   }
   return result;
 }

@@ -1,11 +1,11 @@
 #ifndef TORCH_XLA_CSRC_OPS_NORM_OPS_H_
 #define TORCH_XLA_CSRC_OPS_NORM_OPS_H_
 
-// Layer norm and RMS norm, forward and backward: statistics over the
-// trailing dims from `axis` on, computed in OpMathType of x's dtype (f32 for bf16/f16) and
+// Layer norm, RMS norm and group norm, forward and backward: statistics
+// over the trailing dims from `axis` on (group norm: over each group), computed in OpMathType of x's dtype (f32 for bf16/f16) and
 // rounded once, as eager's CPU kernels do. The callers (torch_xla/_ops/
-// normalization.py through _XLAC._layer_norm, _rms_norm and their
-// backwards)
+// normalization.py, group_norm.py through _XLAC._layer_norm, _rms_norm,
+// _group_norm and their backwards)
 // check normalized_shape and raise eager's errors.
 
 #include <array>
@@ -44,6 +44,25 @@ absl::StatusOr<std::array<Value, 2>> RmsNorm(Value x, int64_t axis,
 absl::StatusOr<std::array<Value, 2>> RmsNormBackward(
     Value grad, Value x, int64_t axis, Value rstd, Value weight,
     std::array<bool, 2> output_mask);
+
+// Group norm's layout: x is [N, C, *] with HxW elements per channel, in
+// `groups` groups of C / groups channels.
+struct GroupDims {
+  int64_t n, c, hw, groups;
+};
+
+// aten.native_group_norm -> {out, mean, rstd} in x's dtype (mean, rstd:
+// [N, groups]); statistics over each group's channels and HxW; weight and
+// bias ([C]) may be null; `eps` as LayerNorm's.
+absl::StatusOr<std::array<Value, 3>> GroupNorm(Value x, Value weight,
+                                               Value bias, const GroupDims& g,
+                                               Value eps);
+
+// aten.native_group_norm_backward -> {grad_input, grad_weight, grad_bias}
+// (the last two [C] in x's dtype), null where not asked for.
+absl::StatusOr<std::array<Value, 3>> GroupNormBackward(
+    Value grad, Value x, Value mean, Value rstd, Value weight,
+    const GroupDims& g, std::array<bool, 3> output_mask);
 
 }  // namespace torch_xla::ops
 

@@ -1,11 +1,12 @@
 // _XLAC bindings of the nn core builders (torch_xla/csrc/ops: loss_ops,
-// norm_ops, index_ops, and reduction_ops' max.dim, argmax, prod, var/std,
+// index_ops, and reduction_ops' max.dim, argmax, prod, var/std,
 // any/all, logsumexp): the Python rules' single call per op (losses.py,
-// normalization.py, embedding.py, index_util.py, reductions.py). Each binding only
-// converts arguments (tensors through ToXlaTensor, None for an absent
-// optional tensor, Python numbers as scalar parameters) and returns the
-// op's result as 'xla' tensors, a tuple for multi-output ops; the IR and
-// the dtype rules are the builder's. See op_bindings.h.
+// embedding.py, advanced_indexing.py, index_util.py, reductions.py; the
+// norms' are in norm_op_bindings.cc). Each binding only converts arguments
+// (tensors through ToXlaTensor, None for an absent optional tensor, Python
+// numbers as scalar parameters) and returns the op's result as 'xla'
+// tensors, a tuple for multi-output ops; the IR and the dtype rules are
+// the builder's. See op_bindings.h.
 
 #include <array>
 #include <cstdint>
@@ -18,10 +19,10 @@
 #include "pybind11/stl.h"
 #include "torch_xla/csrc/ops/index_ops.h"
 #include "torch_xla/csrc/ops/loss_ops.h"
-#include "torch_xla/csrc/ops/norm_ops.h"
 #include "torch_xla/csrc/ops/opmath.h"
 #include "torch_xla/csrc/ops/reduction_ops.h"
 #include "torch_xla/csrc/python/bindings.h"
+#include "torch_xla/csrc/python/nn_op_bindings.h"
 #include "torch_xla/csrc/python/op_bindings.h"
 #include "torch_xla/csrc/python/scalar_leaves.h"
 #include "torch_xla/csrc/python/status_conversion.h"
@@ -30,13 +31,6 @@
 namespace py = pybind11;
 
 namespace torch_xla::python {
-namespace {
-
-// A tensor argument's current value (and its handle, for the device).
-struct Operand {
-  XlaTensorPtr tensor;
-  Value value;
-};
 
 Operand Read(py::handle object) {
   XlaTensorPtr t = ToXlaTensor(object);
@@ -44,17 +38,22 @@ Operand Read(py::handle object) {
   return {std::move(t), std::move(v)};
 }
 
-// An optional tensor argument: a null Value for None.
 Value OptionalValue(py::handle object) {
   if (object.is_none()) return Value();
   return Read(object).value;
 }
 
-// An 'xla' tensor for `value` on `device`; None for a null Value.
 py::object WrapOrNone(Value value, int device) {
   if (!value) return py::none();
   return WrapTensor(XlaTensor::FromIr(std::move(value), device));
 }
+
+Value OpMathScalar(py::handle number, const Operand& x) {
+  if (number.is_none()) return Value();
+  return ScalarLeafAtSite(number, ops::OpMathType(x.value.shape().dtype));
+}
+
+namespace {
 
 // A builder's result for the operand `in`: a clone of it where the builder
 // returned its value unchanged (a reduction over no dims), never an alias.
@@ -134,13 +133,6 @@ void InitLossBindings(py::module_& m) {
       },
       py::arg("grad"), py::arg("x"), py::arg("target"), py::arg("reduction"),
       "aten.mse_loss_backward in x's dtype (ops/loss_ops.h).");
-}
-
-// A Python number (beta, delta) as a scalar parameter of x's opmath type;
-// a null Value for None.
-Value OpMathScalar(py::handle number, const Operand& x) {
-  if (number.is_none()) return Value();
-  return ScalarLeafAtSite(number, ops::OpMathType(x.value.shape().dtype));
 }
 
 // A pointwise loss builder (x, target, reduction, param) as a binding.
@@ -226,80 +218,6 @@ void InitPointwiseLossBindings(py::module_& m) {
       py::arg("pos_weight"), py::arg("reduction"),
       "aten.binary_cross_entropy_with_logits (ops/loss_ops.h); weight and "
       "pos_weight tensors or None.");
-}
-
-void InitNormBindings(py::module_& m) {
-  m.def(
-      "_rms_norm",
-      [](py::handle x, int64_t axis, py::handle weight, py::handle eps) {
-        Operand in = Read(x);
-        std::array<Value, 2> r = ValueOrThrow(ops::RmsNorm(
-            in.value, axis, OptionalValue(weight), OpMathScalar(eps, in)));
-        const int device = in.tensor->device();
-        return py::make_tuple(WrapOrNone(std::move(r[0]), device),
-                              WrapOrNone(std::move(r[1]), device));
-      },
-      py::arg("x"), py::arg("axis"), py::arg("weight"), py::arg("eps"),
-      "aten._fused_rms_norm over the dims from `axis` on (ops/norm_ops.h) "
-      "-> (out, rstd); weight a tensor or None.");
-  m.def(
-      "_rms_norm_backward",
-      [](py::handle grad, py::handle x, int64_t axis, py::handle rstd,
-         py::handle weight, std::array<bool, 2> output_mask) {
-        Operand g = Read(grad);
-        std::array<Value, 2> r = ValueOrThrow(ops::RmsNormBackward(
-            g.value, Read(x).value, axis, Read(rstd).value,
-            OptionalValue(weight), output_mask));
-        const int device = g.tensor->device();
-        return py::make_tuple(WrapOrNone(std::move(r[0]), device),
-                              WrapOrNone(std::move(r[1]), device));
-      },
-      py::arg("grad"), py::arg("x"), py::arg("axis"), py::arg("rstd"),
-      py::arg("weight"), py::arg("output_mask"),
-      "aten._fused_rms_norm_backward (ops/norm_ops.h) -> (grad_input, "
-      "grad_weight), None where not asked for.");
-  m.def(
-      "_layer_norm",
-      [](py::handle x, int64_t axis, py::handle weight, py::handle bias,
-         py::handle eps) {
-        Operand in = Read(x);
-        const DType acc = ops::OpMathType(in.value.shape().dtype);
-        std::array<Value, 3> r = ValueOrThrow(ops::LayerNorm(
-            in.value, axis, OptionalValue(weight), OptionalValue(bias),
-            ScalarLeafAtSite(eps, acc)));
-        const int device = in.tensor->device();
-        return py::make_tuple(WrapOrNone(std::move(r[0]), device),
-                              WrapOrNone(std::move(r[1]), device),
-                              WrapOrNone(std::move(r[2]), device));
-      },
-      py::arg("x"), py::arg("axis"), py::arg("weight"), py::arg("bias"),
-      py::arg("eps"),
-      "aten.native_layer_norm over the dims from `axis` on (ops/"
-      "norm_ops.h) -> (out, mean, rstd); weight and bias tensors or None.");
-  m.def(
-      "_layer_norm_backward",
-      [](py::handle grad, py::handle x, int64_t axis, py::handle mean,
-         py::handle rstd, py::handle weight, py::handle bias,
-         std::array<bool, 3> output_mask) {
-        Operand g = Read(grad);
-        std::array<Value, 3> r = ValueOrThrow(ops::LayerNormBackward(
-            g.value, Read(x).value, axis, Read(mean).value, Read(rstd).value,
-            OptionalValue(weight), OptionalValue(bias), output_mask));
-        const int device = g.tensor->device();
-        // grad_bias is grad itself for a 1-d input in its dtype: a new
-        // tensor, never an alias of grad.
-        py::object grad_bias =
-            r[2] ? WrapTensor(ResultTensor(std::move(r[2]), g.tensor, g.value))
-                 : py::none();
-        return py::make_tuple(WrapOrNone(std::move(r[0]), device),
-                              WrapOrNone(std::move(r[1]), device),
-                              std::move(grad_bias));
-      },
-      py::arg("grad"), py::arg("x"), py::arg("axis"), py::arg("mean"),
-      py::arg("rstd"), py::arg("weight"), py::arg("bias"),
-      py::arg("output_mask"),
-      "aten.native_layer_norm_backward (ops/norm_ops.h) -> (grad_input, "
-      "grad_weight, grad_bias), None where not asked for.");
 }
 
 void InitIndexBindings(py::module_& m) {
@@ -444,7 +362,7 @@ void InitNnOpBindings(py::module_& m) {
   InitReductionOpBindings(m);
   InitLossBindings(m);
   InitPointwiseLossBindings(m);
-  InitNormBindings(m);
+  InitNormOpBindings(m);
   InitIndexBindings(m);
 }
 
