@@ -145,6 +145,7 @@ def _compare(got, want, values, where="result"):
 
 def run(c):
   """Asserts case c behaves on 'xla' as in eager (or as c.expect says)."""
+  _drain()  # a check an earlier test left pending is not this case's
   ours = outcome(c.fn, torch_xla.device())
   if c.expect is not None:
     cls, pattern = c.expect
@@ -365,4 +366,4 @@ def test_raising_cases_leave_no_live_tensor():
   for c in raising:
     outcome(c.fn, torch_xla.device())
   gc.collect()
-  assert _XLAC._live_tensor_count() == before
+  assert _XLAC._live_tensor_count() <= before
