@@ -63,6 +63,8 @@ FUNCTIONAL = [
     ("minimum", lambda t: torch.minimum(t["i"], t["j"])),
     ("atan2", lambda t: torch.atan2(t["x"], t["y"])),
     ("pow_tensor", lambda t: torch.pow(t["x"], t["y"])),
+    ("pow_half", lambda t: t["h"] ** 0.5),
+    ("pow_three", lambda t: t["i"] ** 3),
     ("logical_and", lambda t: torch.logical_and(t["x"], t["i"])),
     ("logical_or", lambda t: torch.logical_or(t["b"], t["b"])),
     ("logical_xor", lambda t: torch.logical_xor(t["i"], t["b"])),

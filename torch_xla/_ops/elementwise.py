@@ -172,6 +172,9 @@ def fmod(a, b, _inplace=False):
   return _division(_FMOD, a, b, _inplace)
 
 
+_SQRT = _ir.K["sqrt"]
+
+
 @op(aten.pow.Tensor_Scalar)
 def pow_tensor_scalar(x, exponent):
   dtype = result_type(x, exponent)
@@ -180,7 +183,7 @@ def pow_tensor_scalar(x, exponent):
   if exponent == 1:
     return wrap(_XLAC._clone(_ir.convert(xt_of(x), code_of(dtype))))
   if exponent == 0.5 and dtype.is_floating_point:
-    return wrap(_ir.unary("sqrt", _ir.convert(xt_of(x), code_of(dtype))))
+    return _XLAC._unary(_SQRT, x, _CODES[dtype], False)
   return _binary("power", x, exponent, dtype)
 
 
