@@ -16,9 +16,6 @@ _NAN, _INF = float("nan"), float("inf")
 _A = "helper A (elementwise, masked_ops, csrc/ops): "
 _B = "helper B (reductions): "
 _NO_RULE = "no rule (PyTorch's decomposition runs): "
-_CLONE_FAST = ("csrc/python/fast_view_rules.cc: the fast clone rule ignores "
-               "memory_format (copy_ops.clone checks the rank eager needs "
-               "for channels_last; the fast rule should decline to it)")
 _COMPLEX = ("complex dtypes are not supported on the XLA device (a clear "
             "TypeError; eager computes)")
 
@@ -94,11 +91,11 @@ CASES = [
          "decomposition fails in a reshape; eager names the channel dim"),
     # Memory formats.
     case("contiguous channels_last of 2-d", lambda d: f(d, 2, 3).contiguous(
-        memory_format=torch.channels_last), xfail=_CLONE_FAST),
+        memory_format=torch.channels_last)),
     case("clone channels_last of 3-d", lambda d: f(d, 1, 2, 3).clone(
-        memory_format=torch.channels_last), xfail=_CLONE_FAST),
+        memory_format=torch.channels_last)),
     case("clone channels_last_3d of 4-d", lambda d: f(d, 1, 1, 2, 3).clone(
-        memory_format=torch.channels_last_3d), xfail=_CLONE_FAST),
+        memory_format=torch.channels_last_3d)),
     case("contiguous channels_last ok", lambda d: f(d, 1, 2, 2, 3).contiguous(
         memory_format=torch.channels_last)),
     # Autograd misuse.

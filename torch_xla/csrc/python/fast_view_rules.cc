@@ -126,12 +126,30 @@ FastRuleResult Slice(PyObject* const* args, Py_ssize_t nargs) {
   return Wrap(view_ops::Slice(Operand(x), dim, start, end, step));
 }
 
+// True for no memory format, torch.preserve_format or
+// torch.contiguous_format; the channels-last formats go to the Python rule,
+// which raises eager's error for a tensor of the wrong rank.
+bool PlainMemoryFormat(PyObject* kwargs) {
+  PyObject* format =
+      kwargs == nullptr ? nullptr : PyDict_GetItemString(kwargs, "memory_format");
+  if (format == nullptr || format == Py_None) return true;
+  static PyObject* const contiguous =
+      py::object(py::module_::import("torch").attr("contiguous_format"))
+          .release()
+          .ptr();
+  static PyObject* const preserve =
+      py::object(py::module_::import("torch").attr("preserve_format"))
+          .release()
+          .ptr();
+  return format == contiguous || format == preserve;
+}
+
 // aten.clone.default(self, *, memory_format=None): results are contiguous.
 FastRuleResult Clone(PyObject* const* args, Py_ssize_t nargs,
                      PyObject* kwargs) {
   TorchTensor x;
   if (nargs != 1 || !KwargsAre(kwargs, {"memory_format"}, false) ||
-      !ReadTorchTensor(args[0], &x)) {
+      !PlainMemoryFormat(kwargs) || !ReadTorchTensor(args[0], &x)) {
     return py::object();
   }
   TXLA_ASSIGN_OR_RETURN(XlaTensorPtr current, view_ops::Current(Operand(x)));
