@@ -80,8 +80,9 @@ CASES = [
     case("remainder of bools", lambda d: _b(d, [True]) % _b(d, [True]),
          xfail=_BOOL_MATH),
     case("lerp int", lambda d: torch.lerp(ints(d, [1]), ints(d, [2]), 0.5),
-         xfail="optim_ops.py: lerp of ints computes; eager raises "
-         "NotImplementedError"),
+         match="not implemented for 'Long'"),
+    case("lerp_ bool tensor weight", lambda d: _b(d, [True]).lerp_(
+        _b(d, [True]), _b(d, [False])), match="lerp_kernel_tensor"),
     case("mm int and float", lambda d: ints(d, [[1, 2]]) @ f(d, 2, 2)),
     case("mm bool", lambda d: _b(d, [[True]]) @ _b(d, [[True]])),
     case("mm int ok", lambda d: ints(d, [[1, 2]]) @ ints(d, [[3], [4]])),

@@ -17,7 +17,7 @@ lerp_/addcmul_/addcdiv_ call too. This module checks eager's errors.
 
 import torch
 
-from torch_xla import _XLAC, _ir
+from torch_xla import _XLAC, _dtypes, _ir
 from torch_xla._ops import registry
 from torch_xla._ops._common import (check_same_device, code_of, literal,
                                     scalar)
@@ -52,10 +52,15 @@ def _check_lerp(x, end, weight):
   """Eager's errors; the formula (|w| < 0.5 ? x + w (end - x) :
   end - (end - x)(1 - w), in opmath) is ops/optim_ops.h's."""
   check_same_device("lerp", x, end, weight)
+  is_tensor = isinstance(weight, torch.Tensor)
+  if not (x.dtype.is_floating_point or x.dtype.is_complex):
+    kernel = "lerp_kernel_tensor" if is_tensor else "lerp_kernel_scalar"
+    raise NotImplementedError(
+        f'"{kernel}" not implemented for '
+        f"'{_dtypes.scalar_type_name(x.dtype)}'")
   if end.dtype != x.dtype:
     raise RuntimeError(f"expected dtype {_dtype_name(x.dtype)} for `end` but "
                        f"got dtype {_dtype_name(end.dtype)}")
-  is_tensor = isinstance(weight, torch.Tensor)
   if is_tensor and weight.dtype != x.dtype:
     raise RuntimeError(f"expected dtype {_dtype_name(x.dtype)} for `weight` "
                        f"but got dtype {_dtype_name(weight.dtype)}")
