@@ -341,5 +341,30 @@ TEST(OpsTest, BatchNormUpdatesOnlyTheRunningStatisticsItIsGiven) {
   EXPECT_EQ(grads[2].shape(), Shape(DType::kF32, {3}));  // weight's dtype
 }
 
+TEST(OpsTest, AdvancedIndexPutScattersIntoXAndChecksTheValuesShape) {
+  Value x = Leaf(DType::kF32, {4, 5});
+  Value idx = Leaf(DType::kI64, {3});
+  EXPECT_EQ(Ok(ops::AdvancedIndexPut(x, {idx}, Leaf(DType::kF32, {5}), false))
+                .node->kind(),
+            OpKind::kScatter);
+  Value flags = Leaf(DType::kBool, {4});
+  EXPECT_EQ(Ok(ops::AdvancedIndexPut(flags, {idx}, Leaf(DType::kBool, {}),
+                                     true))
+                .shape(),
+            Shape(DType::kBool, {4}));  // or-accumulated through int8
+  absl::StatusOr<Value> wrong =
+      ops::AdvancedIndexPut(x, {idx}, Leaf(DType::kF32, {2, 5}), false);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.status().message(),
+            "shape mismatch: value tensor of shape [2, 5] cannot be broadcast "
+            "to indexing result of shape [3, 5]");
+}
+
+TEST(OpsTest, SafeSoftmaxSelectsZeroForMaskedRows) {
+  Value y = Ok(ops::SafeSoftmax(Leaf(DType::kBF16, {2, 5}), {1}, DType::kF32));
+  EXPECT_EQ(y.shape(), Shape(DType::kF32, {2, 5}));
+  EXPECT_EQ(y.node->kind(), OpKind::kSelect);
+}
+
 }  // namespace
 }  // namespace torch_xla

@@ -74,6 +74,8 @@ def _cases():
   rows = _host(torch.tensor([[0, -1], [3, 2]]))
   cols = _host(torch.tensor([1, -2]))
   grid = _host(torch.randn(4, 5, 6))
+  put_values = _host(torch.randn(2, 5, 6))
+  put_rows = _host(torch.randn(2, 2, 6))
   bn_x = _host(torch.randn(4, 3, 5))
   bn_w, bn_mean, bn_var = (_host(torch.rand(3) + 0.5) for _ in range(3))
   bn_save = _host(torch.rand(3))
@@ -97,8 +99,14 @@ def _cases():
           bn_save.view(1, 3).expand(4, 3), bn_w, 4, 3, 5, 3,
           [True, True, True]),
       "index_one_dim": lambda: aten.index.Tensor(grid, [rows]),
+      "index_put": lambda: aten.index_put(grid, [cols], put_values),
+      "index_put_accumulate_": lambda: aten.index_put_(
+          grid, [None, rows], put_rows, True),
+      "index_put_bool_accumulate": lambda: aten.index_put(
+          flags, [cols], flags[:2], True),
       "index_two_apart": lambda: aten.index.Tensor(grid, [cols, None, cols]),
       "index_adjacent": lambda: aten.index.Tensor(grid, [None, rows, cols]),
+      "safe_softmax": lambda: aten._safe_softmax(r, 1),
       "max.dim": lambda: aten.max.dim(r, 1),
       "min.dim_keepdim": lambda: aten.min.dim(r, 0, True),
       "max.dim_0d": lambda: aten.max.dim(scalar, 0),
@@ -183,6 +191,14 @@ def test_values_through_the_builders_match_eager():
   torch.testing.assert_close(
       torch.nn.functional.embedding(_host(idx), _host(table)).cpu(),
       torch.nn.functional.embedding(idx, table))
+
+
+def test_safe_softmax_gives_zero_for_fully_masked_rows():
+  x = torch.randn(3, 4)
+  x[1] = float("-inf")
+  out = aten._safe_softmax(_host(x), 1).cpu()
+  torch.testing.assert_close(out, aten._safe_softmax(x, 1))
+  assert out[1].eq(0).all()
 
 
 def test_a_view_of_uploaded_targets_with_a_bad_value_is_still_checked():

@@ -1,6 +1,6 @@
 """Advanced indexing (x[idx], x[idx] = v: index, index_put) on the IR
-gather/scatter ops; x[idx] is built in C++ (torch_xla/csrc/ops/
-index_ops.h), one _XLAC call. The other indexing ops: index_along_dim.py,
+gather/scatter ops; with integer indices both are built in C++
+(torch_xla/csrc/ops/index_ops.h), one _XLAC call each. The other indexing ops: index_along_dim.py,
 gather_scatter.py, masked_ops.py, embedding.py.
 
 Index values known on the host (a cpu index tensor, a list, or an 'xla'
@@ -29,8 +29,7 @@ import torch
 from torch_xla import _XLAC, _dtypes, _ir
 from torch_xla._ops._common import (check_same_device, code_of, literal,
                                     scalar)
-from torch_xla._ops.index_util import (checked_index, wrap_negative,
-                                       fallback, index_mask)
+from torch_xla._ops.index_util import checked_index, fallback, index_mask
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
 
@@ -76,43 +75,6 @@ def _checked_indices(x, indices):
           for d, i in enumerate(indices)]
 
 
-class _Advanced:
-  """The geometry of x[indices] = v (index_put) for integer index tensors
-  (None = ':'); x[indices] itself is one builder call (_XLAC._index).
-
-  idx: s64 [*B, k] start indices of the k indexed dims; result shape: the
-  indexed dims replaced by B, at the first indexed dim when they are
-  adjacent, else in front (numpy's rule).
-  """
-
-  def __init__(self, x, indices):
-    rank = x.dim()
-    shape = list(x.shape)
-    indices = _checked_indices(x, indices)
-    self.dims = [d for d, i in enumerate(indices) if i is not None]
-    batch = _broadcast_index_shapes([indices[d].shape for d in self.dims])
-    cols = []
-    for d in self.dims:
-      v = wrap_negative(_ir.convert(xt_of(indices[d]), _ir.S64), shape[d])
-      cols.append(_ir.reshape(_ir.broadcast_to(v, batch), batch + [1]))
-    self.idx = cols[0] if len(cols) == 1 else _ir.concatenate(
-        cols, len(batch))
-    dims = self.dims
-    adjacent = dims == list(range(dims[0], dims[0] + len(dims)))
-    at = dims[0] if adjacent else 0
-    rest = [d for d in range(rank) if d not in dims]
-    self.offset_dims = [j if j < at else j + len(batch)
-                        for j in range(len(rest))]
-    rest_sizes = [shape[d] for d in rest]
-    self.result_shape = rest_sizes[:at] + batch + rest_sizes[at:]
-    self.index_vec_dim = len(batch)
-
-  def scatter(self, v, updates, kind):
-    return _ir.scatter(v, self.idx, updates, window_dims=self.offset_dims,
-                       inserted_dims=self.dims, scatter_dim_map=self.dims,
-                       index_vec_dim=self.index_vec_dim, kind=kind)
-
-
 _MASK_REASON = ("a boolean mask index gives a shape that depends on the "
                 "mask's values. Use torch.where or masked_fill to stay on "
                 "the device")
@@ -132,15 +94,20 @@ def index(x, indices):
 # index_put: x[indices] = values (accumulate: +=).
 
 
-def _put_values(x, values):
+def _check_put_values(x, values):
   if values.dtype != x.dtype:
     raise RuntimeError(
         f"Index put requires the source and destination dtypes match, got "
         f"{_dtypes.scalar_type_name(x.dtype)} for the destination and "
         f"{_dtypes.scalar_type_name(values.dtype)} for the source.")
+  if not isinstance(values, XlaTensor):
+    check_same_device("index_put_", values)
+
+
+def _put_values(x, values):
+  """values (checked) as a handle: a cpu 0-d one becomes a parameter."""
   if isinstance(values, XlaTensor):
     return xt_of(values)
-  check_same_device("index_put_", values)
   return scalar(values.item(), code_of(x.dtype), x.device.index)
 
 
@@ -183,49 +150,41 @@ def _masked_put(x, mask_at, mask, v, accumulate):
   return _ir.select(keep, v, base)
 
 
-def _index_put_value(func, x, indices, values, accumulate):
-  """The new value of x (a handle), or None when it must fall back."""
+def _index_put(func, x, indices, values, accumulate, inplace):
+  """x[indices] = values: one builder call (ops/index_ops.h) for integer
+  indices; a boolean mask index becomes a select (or falls back to the
+  CPU when the values depend on the mask's count)."""
   indices = list(indices)
-  v = _put_values(x, values)
+  _check_put_values(x, values)
   masks = [d for d, i in enumerate(indices) if _is_mask(i)]
-  if masks:
-    others = [i for i in indices if i is not None]
-    if len(others) != 1:
-      return None
-    return _masked_put(x, masks[0], indices[masks[0]], v, accumulate)
-  if all(i is None for i in indices):
-    shape = list(x.shape)
-    v = _broadcast_values(v, shape)
-    return _ir.binary("add", xt_of(x), v) if accumulate else v
-  adv = _Advanced(x, indices)
-  v = _broadcast_values(v, adv.result_shape)
-  if x.dtype == torch.bool and accumulate:
-    # scatter-add needs numbers: or-accumulate through int8.
-    base = _ir.convert(xt_of(x), _ir.S8)
-    out = adv.scatter(base, _ir.convert(v, _ir.S8), "add")
-    return _ir.compare(out, literal(0, _ir.S8, out.dims, x.device.index),
-                       "NE")
-  return adv.scatter(xt_of(x), v, "add" if accumulate else "replace")
+  if not masks:
+    checked = _checked_indices(x, indices) if any(
+        i is not None for i in indices) else []
+    if isinstance(values, XlaTensor):
+      v = values
+    else:
+      v = values.item()
+    return _XLAC._index_put(x, checked, v, accumulate, inplace)
+  others = [i for i in indices if i is not None]
+  value = None
+  if len(others) == 1:
+    value = _masked_put(x, masks[0], indices[masks[0]],
+                        _put_values(x, values), accumulate)
+  if value is None:
+    return fallback(func, (x, indices, values, accumulate), {}, _MASK_REASON)
+  return commit(x, value) if inplace else wrap(_XLAC._clone(value))
 
 
 @op(aten.index_put.default, aten._unsafe_index_put.default)
 def index_put(x, indices, values, accumulate=False):
-  value = _index_put_value(aten.index_put.default, x, indices, values,
-                           accumulate)
-  if value is None:
-    return fallback(aten.index_put.default, (x, indices, values, accumulate),
-                     {}, _MASK_REASON)
-  return wrap(_XLAC._clone(value))
+  return _index_put(aten.index_put.default, x, indices, values, accumulate,
+                    inplace=False)
 
 
 @op(aten.index_put_.default)
 def index_put_(x, indices, values, accumulate=False):
-  value = _index_put_value(aten.index_put_.default, x, indices, values,
-                           accumulate)
-  if value is None:
-    return fallback(aten.index_put_.default,
-                     (x, indices, values, accumulate), {}, _MASK_REASON)
-  return commit(x, value)
+  return _index_put(aten.index_put_.default, x, indices, values, accumulate,
+                    inplace=True)
 
 
 @op(aten._index_put_impl_.default)

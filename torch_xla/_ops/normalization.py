@@ -4,8 +4,9 @@ All of them compute in f32 for bf16/f16 inputs and round once at the end,
 as eager's CPU kernels do. Softmax subtracts the row max first, so large
 logits never overflow exp(); softmax, log_softmax and their backwards are
 built in C++ (torch_xla/csrc/ops/softmax_ops.h) by the builders the C++
-fast rules call too; layer norm, RMS norm, batch norm and their backwards
-likewise (ops/norm_ops.h, batch_norm_ops.h), one _XLAC call each: the rules
+fast rules call too; _safe_softmax, layer norm, RMS norm, batch norm and
+their backwards likewise (ops/norm_ops.h, batch_norm_ops.h), one _XLAC
+call each: the rules
 here check arguments and raise eager's errors. eps and momentum are scalar
 parameters (a new value never recompiles); element counts are literals.
 
@@ -13,15 +14,11 @@ Batch norm updates the running statistics in place (committed by its
 binding), as eager does.
 """
 
-import math
-
 import torch
 
 from torch_xla import _XLAC, _dtypes, _ir
-from torch_xla._ops._common import canonical_dim, code_of, literal_like
-from torch_xla._ops.reductions import keep_dims
+from torch_xla._ops._common import canonical_dim, code_of
 from torch_xla._ops.registry import aten, op
-from torch_xla._tensor import wrap, xt_of
 
 
 # ---------------------------------------------------------------------------
@@ -33,44 +30,36 @@ def _softmax_dims(x, dim):
   return [d] if x.dim() else []
 
 
-def _softmax_code(x, half_to_float, kernel="softmax"):
+def _softmax_code(dtype, half_to_float=False, kernel="softmax"):
   """The result's element type; integer inputs raise eager's error (its
   kernels take floats only)."""
-  if not (x.dtype.is_floating_point or x.dtype.is_complex):
+  if not (dtype.is_floating_point or dtype.is_complex):
     raise NotImplementedError(
         f'"{kernel}_lastdim_kernel_impl" not implemented for '
-        f"'{_dtypes.scalar_type_name(x.dtype)}'")
-  return _ir.F32 if half_to_float else code_of(x.dtype)
+        f"'{_dtypes.scalar_type_name(dtype)}'")
+  return _ir.F32 if half_to_float else code_of(dtype)
 
 
 @op(aten._softmax.default)
 def softmax(x, dim, half_to_float=False):
   # Built by ops/softmax_ops.h, as the C++ fast rule builds it.
   return _XLAC._softmax(x, _softmax_dims(x, dim),
-                        _softmax_code(x, half_to_float))
+                        _softmax_code(x.dtype, half_to_float))
 
 
 @op(aten._log_softmax.default)
 def log_softmax(x, dim, half_to_float=False):
   return _XLAC._softmax(x, _softmax_dims(x, dim),
-                        _softmax_code(x, half_to_float, "log_softmax"),
+                        _softmax_code(x.dtype, half_to_float, "log_softmax"),
                         log=True)
 
 
 @op(aten._safe_softmax.default)
 def safe_softmax(x, dim, dtype=None):
-  """Softmax whose fully masked rows (all -inf) give 0, not NaN (SDPA)."""
-  if dtype is not None and dtype != x.dtype:
-    x = wrap(_ir.convert(xt_of(x), code_of(dtype)))
-  out = xt_of(softmax(x, dim))
-  v = xt_of(x)
-  dims = _softmax_dims(x, dim)
-  masked = _ir.compare(v, literal_like(-math.inf, v.dtype, v), "EQ")
-  if dims:
-    masked = _ir.reshape(_ir.reduce(masked, dims, "and"),
-                         keep_dims(v.dims, dims))
-  masked = _ir.broadcast_to(masked, v.dims)
-  return wrap(_ir.select(masked, literal_like(0, out.dtype, out), out))
+  """Softmax whose fully masked rows (all -inf) give 0, not NaN (SDPA;
+  ops/softmax_ops.h)."""
+  return _XLAC._safe_softmax(x, _softmax_dims(x, dim),
+                             _softmax_code(dtype or x.dtype))
 
 
 @op(aten._softmax_backward_data.default)

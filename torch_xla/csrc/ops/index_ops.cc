@@ -1,9 +1,12 @@
 #include "torch_xla/csrc/ops/index_ops.h"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "torch_xla/csrc/ir/error_class.h"
 #include "torch_xla/csrc/ir/status_macros.h"
 #include "torch_xla/csrc/ir/value_builders.h"
 #include "torch_xla/csrc/ops/build_util.h"
@@ -104,21 +107,32 @@ absl::StatusOr<Value> EmbeddingBackward(Value grad, Value indices,
   return ScatterAddRows(std::move(base), std::move(idx), std::move(g));
 }
 
-absl::StatusOr<Value> AdvancedIndex(Value x,
-                                    const std::vector<Value>& indices) {
-  const std::vector<int64_t> shape = x.shape().dims;
+namespace {
+
+// The geometry of x[indices] for integer index tensors: `idx` the s64
+// [*B, k] start indices of the k indexed `dims` (negatives wrapped), the
+// window (offset) dims, and the result's shape.
+struct IndexGeometry {
+  Value idx;
+  std::vector<int64_t> dims, offset_dims, result_shape;
+  int64_t index_vec_dim = 0;
+};
+
+absl::StatusOr<IndexGeometry> Geometry(const Shape& x,
+                                       const std::vector<Value>& indices) {
+  const std::vector<int64_t>& shape = x.dims;
   const int64_t rank = static_cast<int64_t>(shape.size());
-  std::vector<int64_t> dims;
+  IndexGeometry g;
   std::vector<const Shape*> index_shapes;
   for (size_t d = 0; d < indices.size(); ++d) {
     if (!indices[d]) continue;
-    dims.push_back(static_cast<int64_t>(d));
+    g.dims.push_back(static_cast<int64_t>(d));
     index_shapes.push_back(&indices[d].shape());
   }
-  if (static_cast<int64_t>(indices.size()) > rank || dims.empty()) {
+  if (static_cast<int64_t>(indices.size()) > rank || g.dims.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "index: ", indices.size(), " indices (", dims.size(),
-        " of them tensors) for a tensor of shape ", x.shape().ToString()));
+        "index: ", indices.size(), " indices (", g.dims.size(),
+        " of them tensors) for a tensor of shape ", x.ToString()));
   }
   TXLA_ASSIGN_OR_RETURN(std::vector<int64_t> batch,
                         InferBroadcastDims(index_shapes));
@@ -126,7 +140,7 @@ absl::StatusOr<Value> AdvancedIndex(Value x,
   std::vector<int64_t> column = batch;
   column.push_back(1);
   std::vector<Value> columns;
-  for (int64_t d : dims) {
+  for (int64_t d : g.dims) {
     // s64, negatives wrapped, broadcast to [*B, 1].
     TXLA_ASSIGN_OR_RETURN(Value v, MakeConvert(indices[d], DType::kI64));
     const std::vector<int64_t> v_dims = v.shape().dims;
@@ -143,32 +157,101 @@ absl::StatusOr<Value> AdvancedIndex(Value x,
     TXLA_ASSIGN_OR_RETURN(v, MakeReshape(std::move(v), column));
     columns.push_back(std::move(v));
   }
-  Value idx = columns[0];
+  g.idx = columns[0];
   if (columns.size() > 1) {
     TXLA_ASSIGN_OR_RETURN(NodePtr node,
                           MakeNode(OpKind::kConcatenate, std::move(columns),
                                    Attrs().Set("dimension", b)));
-    idx = Value(std::move(node));
+    g.idx = Value(std::move(node));
   }
   bool adjacent = true;
-  for (size_t i = 0; i < dims.size(); ++i) {
-    adjacent = adjacent && dims[i] == dims[0] + static_cast<int64_t>(i);
+  for (size_t i = 0; i < g.dims.size(); ++i) {
+    adjacent = adjacent && g.dims[i] == g.dims[0] + static_cast<int64_t>(i);
   }
-  const int64_t at = adjacent ? dims[0] : 0;
-  const int64_t rest = rank - static_cast<int64_t>(dims.size());
-  std::vector<int64_t> offset_dims, slice_sizes(shape);
-  for (int64_t j = 0; j < rest; ++j) offset_dims.push_back(j < at ? j : j + b);
-  for (int64_t d : dims) slice_sizes[d] = 1;
+  const int64_t at = adjacent ? g.dims[0] : 0;
+  std::vector<int64_t> rest;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (std::find(g.dims.begin(), g.dims.end(), d) == g.dims.end()) {
+      rest.push_back(shape[d]);
+    }
+  }
+  for (int64_t j = 0; j < static_cast<int64_t>(rest.size()); ++j) {
+    g.offset_dims.push_back(j < at ? j : j + b);
+  }
+  g.result_shape.assign(rest.begin(), rest.begin() + at);
+  g.result_shape.insert(g.result_shape.end(), batch.begin(), batch.end());
+  g.result_shape.insert(g.result_shape.end(), rest.begin() + at, rest.end());
+  g.index_vec_dim = b;
+  return g;
+}
+
+}  // namespace
+
+absl::StatusOr<Value> AdvancedIndex(Value x,
+                                    const std::vector<Value>& indices) {
+  TXLA_ASSIGN_OR_RETURN(IndexGeometry g, Geometry(x.shape(), indices));
+  std::vector<int64_t> slice_sizes = x.shape().dims;
+  for (int64_t d : g.dims) slice_sizes[d] = 1;
   TXLA_ASSIGN_OR_RETURN(
       NodePtr node,
-      MakeNode(OpKind::kGather, {std::move(x), std::move(idx)},
+      MakeNode(OpKind::kGather, {std::move(x), std::move(g.idx)},
                Attrs()
-                   .Set("offset_dims", std::move(offset_dims))
-                   .Set("collapsed_dims", dims)
-                   .Set("start_index_map", dims)
-                   .Set("index_vec_dim", b)
+                   .Set("offset_dims", std::move(g.offset_dims))
+                   .Set("collapsed_dims", g.dims)
+                   .Set("start_index_map", g.dims)
+                   .Set("index_vec_dim", g.index_vec_dim)
                    .Set("slice_sizes", std::move(slice_sizes))));
   return Value(std::move(node));
+}
+
+absl::StatusOr<Value> AdvancedIndexPut(Value x,
+                                       const std::vector<Value>& indices,
+                                       Value values, bool accumulate) {
+  const Shape shape = x.shape();
+  bool any_index = false;
+  for (const Value& index : indices) any_index = any_index || bool(index);
+  std::vector<int64_t> target = shape.dims;
+  IndexGeometry g;
+  if (any_index) {
+    TXLA_ASSIGN_OR_RETURN(g, Geometry(shape, indices));
+    target = g.result_shape;
+  }
+  TXLA_ASSIGN_OR_RETURN(Value v, MakeConvert(std::move(values), shape.dtype));
+  absl::StatusOr<Value> wide = MakeBroadcastTo(v, target);
+  if (!wide.ok() || static_cast<size_t>(v.shape().dims.size()) >
+                        target.size()) {
+    return EagerRuntimeError(absl::StrCat(
+        "shape mismatch: value tensor of shape [",
+        absl::StrJoin(v.shape().dims, ", "),
+        "] cannot be broadcast to indexing result of shape [",
+        absl::StrJoin(target, ", "), "]"));
+  }
+  v = *std::move(wide);
+  if (!any_index) {
+    if (!accumulate) return v;
+    return Apply(shape.dtype == DType::kBool ? OpKind::kOr : OpKind::kAdd,
+                 std::move(x), std::move(v));
+  }
+  // scatter-add needs numbers: bool accumulates (or) through int8.
+  const bool bool_add = accumulate && shape.dtype == DType::kBool;
+  if (bool_add) {
+    TXLA_ASSIGN_OR_RETURN(x, MakeConvert(std::move(x), DType::kI8));
+    TXLA_ASSIGN_OR_RETURN(v, MakeConvert(std::move(v), DType::kI8));
+  }
+  TXLA_ASSIGN_OR_RETURN(
+      NodePtr node,
+      MakeNode(OpKind::kScatter, {std::move(x), std::move(g.idx), std::move(v)},
+               Attrs()
+                   .Set("window_dims", std::move(g.offset_dims))
+                   .Set("inserted_dims", g.dims)
+                   .Set("scatter_dim_map", g.dims)
+                   .Set("index_vec_dim", g.index_vec_dim)
+                   .Set("kind", accumulate ? "add" : "replace")));
+  Value out(std::move(node));
+  if (!bool_add) return out;
+  TXLA_ASSIGN_OR_RETURN(Value zero, MakeLiteral(0, DType::kI8,
+                                                out.shape().dims));
+  return Compare(std::move(out), std::move(zero), "NE");
 }
 
 absl::StatusOr<Value> IndexOutOfRange(Value index, int64_t low, int64_t size,

@@ -2,10 +2,10 @@
 #define TORCH_XLA_CSRC_OPS_INDEX_OPS_H_
 
 // Embedding lookups and their gradient, as one gather / one scatter-add of
-// rows, advanced indexing (x[idx]) as one gather, and the predicate of a
-// device-side index check. The callers
+// rows, advanced indexing (x[idx], x[idx] = v) as one gather / scatter,
+// and the predicate of a device-side index check. The callers
 // (torch_xla/_ops/embedding.py, advanced_indexing.py, index_util.py
-// through _XLAC._embedding, _embedding_backward, _index and
+// through _XLAC._embedding, _embedding_backward, _index, _index_put and
 // _index_out_of_range) check dtypes and host-known
 // index values and raise eager's errors.
 
@@ -38,6 +38,15 @@ absl::StatusOr<Value> EmbeddingBackward(Value grad, Value indices,
 // indexed dim when they are adjacent, else in front (numpy's rule). One
 // gather; out-of-range indices are the callers' to check.
 absl::StatusOr<Value> AdvancedIndex(Value x, const std::vector<Value>& indices);
+
+// x[indices] = values (accumulate: +=; or for bool) for the same integer
+// indices, as one scatter (a later duplicate index wins for replace);
+// with no index tensor, values broadcast to x's shape. `values` (x's
+// dtype) broadcast to the indexing result (eager's RuntimeError when they
+// do not). Returns x's new value.
+absl::StatusOr<Value> AdvancedIndexPut(Value x,
+                                       const std::vector<Value>& indices,
+                                       Value values, bool accumulate);
 
 // A pred 0-d value: true when some element of the integer `index` is
 // outside [low, size), not counting elements equal to `exempt`.

@@ -1,5 +1,6 @@
 #include "torch_xla/csrc/ops/softmax_ops.h"
 
+#include <cmath>
 #include <utility>
 
 #include "torch_xla/csrc/ir/builder.h"
@@ -58,6 +59,28 @@ absl::StatusOr<Value> LogSoftmax(Value x, const std::vector<int64_t>& dims,
                         ApplyBroadcast(OpKind::kSubtract, std::move(shifted),
                                        std::move(log_total)));
   return MakeConvert(std::move(result), out);
+}
+
+absl::StatusOr<Value> SafeSoftmax(Value x, const std::vector<int64_t>& dims,
+                                  DType out) {
+  TXLA_ASSIGN_OR_RETURN(Value v, MakeConvert(std::move(x), out));
+  TXLA_ASSIGN_OR_RETURN(Value y, Softmax(v, dims, out));
+  const std::vector<int64_t> shape = v.shape().dims;
+  TXLA_ASSIGN_OR_RETURN(Value ninf, MakeLiteral(-INFINITY, out, shape));
+  TXLA_ASSIGN_OR_RETURN(NodePtr is_ninf, MakeCompare(std::move(v),
+                                                     std::move(ninf), "EQ"));
+  Value masked(std::move(is_ninf));
+  if (!dims.empty()) {
+    TXLA_ASSIGN_OR_RETURN(masked, MakeReduce(std::move(masked), dims, "and",
+                                             /*keep_dims=*/true));
+    TXLA_ASSIGN_OR_RETURN(masked, MakeBroadcastTo(std::move(masked), shape));
+  }
+  TXLA_ASSIGN_OR_RETURN(Value zeros, MakeLiteral(0, out, shape));
+  TXLA_ASSIGN_OR_RETURN(
+      NodePtr picked,
+      MakeNode(OpKind::kSelect,
+               {std::move(masked), std::move(zeros), std::move(y)}));
+  return Value(std::move(picked));
 }
 
 absl::StatusOr<Value> SoftmaxBackward(Value grad, Value output,

@@ -25,6 +25,11 @@ absl::StatusOr<Value> Softmax(Value x, const std::vector<int64_t>& dims,
 absl::StatusOr<Value> LogSoftmax(Value x, const std::vector<int64_t>& dims,
                                  DType out);
 
+// aten._safe_softmax: x converted to `out`, its softmax, with 0 where every
+// element of x along `dims` is -inf (a fully masked row; SDPA), not NaN.
+absl::StatusOr<Value> SafeSoftmax(Value x, const std::vector<int64_t>& dims,
+                                  DType out);
+
 // aten._softmax_backward_data: y * (g - sum(g * y)), result in `out`.
 absl::StatusOr<Value> SoftmaxBackward(Value grad, Value output,
                                       const std::vector<int64_t>& dims,

@@ -21,7 +21,9 @@
 #include "torch_xla/csrc/ops/loss_ops.h"
 #include "torch_xla/csrc/ops/opmath.h"
 #include "torch_xla/csrc/ops/reduction_ops.h"
+#include "torch_xla/csrc/ir/error_class.h"
 #include "torch_xla/csrc/python/bindings.h"
+#include "torch_xla/csrc/python/fast_rule_util.h"
 #include "torch_xla/csrc/python/nn_op_bindings.h"
 #include "torch_xla/csrc/python/op_bindings.h"
 #include "torch_xla/csrc/python/scalar_leaves.h"
@@ -260,6 +262,42 @@ void InitIndexBindings(py::module_& m) {
       py::arg("x"), py::arg("indices"),
       "x[indices] for integer index tensors (None for ':'), one gather "
       "(ops/index_ops.h).");
+  m.def(
+      "_index_put",
+      [](py::handle x, const std::vector<py::handle>& indices,
+         py::handle values, bool accumulate, bool inplace) {
+        Operand in = Read(x);
+        std::vector<Value> index_values;
+        for (py::handle index : indices) {
+          index_values.push_back(OptionalValue(index));
+        }
+        Operand v;
+        if (PyFloat_Check(values.ptr()) || PyLong_Check(values.ptr())) {
+          v.value = ScalarLeafAtSite(values, in.value.shape().dtype);
+        } else {
+          v = Read(values);
+        }
+        Value out = ValueOrThrow(ops::AdvancedIndexPut(
+            in.value, index_values, v.value, accumulate));
+        if (inplace) {
+          TorchTensor target;
+          if (!ReadTorchTensor(x.ptr(), &target)) {
+            ThrowStatus(WrongTypeError("index_put_: x must be an 'xla' tensor"));
+          }
+          return CommitInPlace(
+              x.ptr(), target,
+              XlaTensor::FromIr(std::move(out), in.tensor->device()));
+        }
+        if (v.tensor && out == v.value) {  // values itself: a new tensor
+          return WrapTensor(ResultTensor(std::move(out), v.tensor, v.value));
+        }
+        return WrapOrNone(std::move(out), in.tensor->device());
+      },
+      py::arg("x"), py::arg("indices"), py::arg("values"),
+      py::arg("accumulate"), py::arg("inplace"),
+      "x[indices] = values (+= with `accumulate`) for integer index tensors "
+      "(None for ':'), one scatter (ops/index_ops.h); values a tensor of "
+      "x's dtype or a number. A new tensor, or x updated with `inplace`.");
   m.def(
       "_index_out_of_range",
       [](py::handle index, int64_t low, int64_t size,

@@ -1,6 +1,7 @@
 // _XLAC bindings of the norm builders (torch_xla/csrc/ops: norm_ops,
-// batch_norm_ops): layer, RMS, group and batch norm and their backwards,
-// the Python rules' single call per op (normalization.py, group_norm.py).
+// batch_norm_ops, softmax_ops' SafeSoftmax): layer, RMS, group and batch
+// norm and their backwards, and _safe_softmax, the Python rules' single
+// call per op (normalization.py, group_norm.py).
 // Multi-output ops return tuples, None where an output is not asked for;
 // batch norm commits the new running statistics into the 'xla' tensors
 // it was given. See nn_op_bindings.h.
@@ -8,12 +9,14 @@
 #include <array>
 #include <cstdint>
 #include <utility>
+#include <vector>
 
 #include "pybind11/stl.h"
 #include "torch_xla/csrc/ir/error_class.h"
 #include "torch_xla/csrc/ir/value_builders.h"
 #include "torch_xla/csrc/ops/batch_norm_ops.h"
 #include "torch_xla/csrc/ops/norm_ops.h"
+#include "torch_xla/csrc/ops/softmax_ops.h"
 #include "torch_xla/csrc/python/bindings.h"
 #include "torch_xla/csrc/python/fast_rule_util.h"
 #include "torch_xla/csrc/python/nn_op_bindings.h"
@@ -27,6 +30,17 @@ namespace torch_xla::python {
 namespace {
 
 void InitNormBindings(py::module_& m) {
+  m.def(
+      "_safe_softmax",
+      [](py::handle x, const std::vector<int64_t>& dims, int code) {
+        Operand in = Read(x);
+        return WrapOrNone(
+            ValueOrThrow(ops::SafeSoftmax(in.value, dims, ToDType(code))),
+            in.tensor->device());
+      },
+      py::arg("x"), py::arg("dims"), py::arg("dtype"),
+      "aten._safe_softmax over `dims` ({} or one canonical dim) in `dtype`: "
+      "0 for fully masked (all -inf) rows (ops/softmax_ops.h).");
   m.def(
       "_rms_norm",
       [](py::handle x, int64_t axis, py::handle weight, py::handle eps) {
