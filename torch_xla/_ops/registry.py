@@ -147,9 +147,14 @@ def _run_out_variant(func, functional, args, kwargs):
   results = list(result) if isinstance(result, (tuple, list)) else [result]
   for out, value in zip(outs, results):
     if not torch.can_cast(value.dtype, out.dtype):
+      if func is torch.ops.aten.cat.out:  # eager's cat checks its inputs
+        raise TypeError(f"torch.cat(): input types can't be cast to the "
+                        f"desired output type {scalar_type_name(out.dtype)}")
       raise RuntimeError(
           f"result type {scalar_type_name(value.dtype)} can't be cast to "
           f"the desired output type {scalar_type_name(out.dtype)}")
+    if out.numel() == 0 and out.shape != value.shape:
+      out.resize_(value.shape)  # eager resizes an empty out= silently
     if out.shape != value.shape:
       raise RuntimeError(
           f"{func._schema.name}: the out= tensor has shape {list(out.shape)} "
