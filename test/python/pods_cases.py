@@ -209,7 +209,7 @@ def dp_train(index, outdir, steps=3):
   dev = torch_xla.device()
   model = tiny_model().to(dev)
   opt = torch.optim.SGD(model.parameters(), lr=0.1)
-  losses, moved = [], []
+  losses, moved, local_losses, grad_sums = [], [], [], []
   for step in range(steps):
     x, y = global_batch(step)
     per = x.shape[0] // world
@@ -226,10 +226,17 @@ def dp_train(index, outdir, steps=3):
     xm.optimizer_step(opt)
     moved.append(_cpu_transport.stats())
     torch_xla.sync()
+    local_losses.append(loss.item())
     losses.append(
-        xm.mesh_reduce("loss", loss.item(), lambda v: sum(v) / len(v)))
+        xm.mesh_reduce("loss", local_losses[-1], lambda v: sum(v) / len(v)))
+    # For diagnosis only (read after the step's sync: no extra program):
+    # the averaged gradients each replica applied.
+    grad_sums.append([float(p.grad.detach().cpu().double().sum())
+                      for p in model.parameters()])
   _write(outdir, "dp_train", me, {
       "losses": losses,
+      "local_losses": local_losses,
+      "grad_sums": grad_sums,
       "weight": model.fc1.weight.detach().cpu().tolist(),
       "moved": moved,
       "gradient_bytes": sum(p.numel() * 4 for p in model.parameters()),
