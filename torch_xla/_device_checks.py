@@ -27,7 +27,7 @@ forgotten.
 
 import threading
 
-from torch_xla import _XLAC, _ir
+from torch_xla import _XLAC
 from torch_xla._tensor import wrap
 
 _lock = threading.Lock()
@@ -39,19 +39,11 @@ def add(bad, message: str, error=IndexError) -> None:
   """Records a check on device `bad.device`: `bad` (pred scalar handle)
   is true when it failed; `message` says what, naming the op; `error` is
   the exception class it raises."""
-  device = bad.device
   with _lock:
-    entry = pending.get(device)
-    if entry is None:
-      code = _ir.constant(0, _ir.S32, (), device)
-      entry = pending[device] = [code, []]
-    code, messages = entry
-    messages.append((message, error))
-    first = _ir.binary(
-        "and", bad,
-        _ir.compare(code, _ir.constant(0, _ir.S32, (), device), "EQ"))
-    entry[0] = _ir.select(
-        first, _ir.constant(len(messages), _ir.S32, (), device), code)
+    entry = pending.setdefault(bad.device, [None, []])
+    entry[1].append((message, error))
+    # select(bad & code == 0, n, code), built in C++ (ops/index_ops.h).
+    entry[0] = _XLAC._device_check_fold(entry[0], bad, len(entry[1]))
 
 
 def after_sync() -> None:

@@ -366,5 +366,13 @@ TEST(OpsTest, SafeSoftmaxSelectsZeroForMaskedRows) {
   EXPECT_EQ(y.node->kind(), OpKind::kSelect);
 }
 
+TEST(OpsTest, FoldCheckKeepsTheFirstFailedCheck) {
+  Value bad = Leaf(DType::kBool, {});
+  Value code = Ok(ops::FoldCheck(Value(), bad, 1));
+  EXPECT_EQ(code.shape(), Shape(DType::kI32, {}));
+  EXPECT_EQ(Ok(ops::FoldCheck(code, bad, 2)).node->kind(), OpKind::kSelect);
+  EXPECT_FALSE(ops::FoldCheck(code, Leaf(DType::kBool, {2}), 3).ok());
+}
+
 }  // namespace
 }  // namespace torch_xla

@@ -167,16 +167,30 @@ def _cases():
   }
 
 
-CASES = _cases()
+NAMES = sorted(_cases())
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", NAMES)
 def test_op_crosses_into_cpp_once(name):
-  fn = CASES[name]
+  # Fresh inputs: the host remembers the range of only the newest uploads
+  # (index_util.HOST_RANGE_LIMIT), and an index it no longer knows gets a
+  # device-side check (its own crossings: test_device_check_crossings).
+  fn = _cases()[name]
   result, names = _crossings(fn)
   assert len(names) == 1, f"{name}: {len(names)} crossings: {names}"
   results = result if isinstance(result, tuple) else (result,)
   assert all(r is None or r.device.type == "xla" for r in results)
+
+
+def test_device_check_crossings():
+  # Indices computed on the device add the check's predicate and its fold
+  # into the step's code: one call each (ops/index_ops.h).
+  table = _host(torch.randn(10, 4))
+  idx = _host(torch.tensor([1, 2])) * 2
+  _, names = _crossings(lambda: aten.embedding(table, idx))
+  assert names == ["_index_out_of_range", "_device_check_fold", "_embedding"]
+  import torch_xla.core.xla_model as xm
+  xm.wait_device_ops()  # reads (and passes) the checks
 
 
 def test_values_through_the_builders_match_eager():

@@ -277,4 +277,22 @@ absl::StatusOr<Value> IndexOutOfRange(Value index, int64_t low, int64_t size,
   return MakeReduce(std::move(outside), Range(0, dims.size()), "or", false);
 }
 
+absl::StatusOr<Value> FoldCheck(Value code, Value bad, int64_t number) {
+  if (bad.shape() != Shape(DType::kBool, {})) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a device check's flag must be a pred scalar, got ",
+        bad.shape().ToString()));
+  }
+  if (!code) {
+    TXLA_ASSIGN_OR_RETURN(code, MakeLiteral(0, DType::kI32, {}));
+  }
+  TXLA_ASSIGN_OR_RETURN(Value zero, MakeLiteral(0, DType::kI32, {}));
+  TXLA_ASSIGN_OR_RETURN(Value clean, Compare(code, std::move(zero), "EQ"));
+  TXLA_ASSIGN_OR_RETURN(Value first, Apply(OpKind::kAnd, std::move(bad),
+                                           std::move(clean)));
+  TXLA_ASSIGN_OR_RETURN(Value n, MakeLiteral(static_cast<double>(number),
+                                             DType::kI32, {}));
+  return Select(std::move(first), std::move(n), std::move(code));
+}
+
 }  // namespace torch_xla::ops

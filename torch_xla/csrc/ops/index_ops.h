@@ -53,6 +53,12 @@ absl::StatusOr<Value> AdvancedIndexPut(Value x,
 absl::StatusOr<Value> IndexOutOfRange(Value index, int64_t low, int64_t size,
                                       std::optional<int64_t> exempt);
 
+// The step's check code after one more check (torch_xla/_device_checks.py):
+// `code` (s32 0-d: 0, or the number of the first failed check; a null
+// Value for 0) becomes `number` where `bad` (pred 0-d) holds and no
+// earlier check failed.
+absl::StatusOr<Value> FoldCheck(Value code, Value bad, int64_t number);
+
 }  // namespace torch_xla::ops
 
 #endif  // TORCH_XLA_CSRC_OPS_INDEX_OPS_H_

@@ -299,6 +299,18 @@ void InitIndexBindings(py::module_& m) {
       "(None for ':'), one scatter (ops/index_ops.h); values a tensor of "
       "x's dtype or a number. A new tensor, or x updated with `inplace`.");
   m.def(
+      "_device_check_fold",
+      [](py::handle code, py::handle bad, int64_t number) {
+        Operand flag = Read(bad);
+        return XlaTensor::FromIr(ValueOrThrow(ops::FoldCheck(
+                                     OptionalValue(code), flag.value, number)),
+                                 flag.tensor->device());
+      },
+      py::arg("code"), py::arg("bad"), py::arg("number"),
+      "The step's device-check code after check `number` (ops/"
+      "index_ops.h): `number` where `bad` holds and no earlier check "
+      "failed; code None for 0. Returns a handle.");
+  m.def(
       "_index_out_of_range",
       [](py::handle index, int64_t low, int64_t size,
          std::optional<int64_t> exempt) {
