@@ -15,7 +15,6 @@ _NAN, _INF = float("nan"), float("inf")
 
 _A = "helper A (elementwise, masked_ops, csrc/ops): "
 _B = "helper B (reductions): "
-_NO_RULE = "no rule (PyTorch's decomposition runs): "
 _COMPLEX = ("complex dtypes are not supported on the XLA device (a clear "
             "TypeError; eager computes)")
 
@@ -75,20 +74,24 @@ CASES = [
     case("movedim repeated destination", lambda d: f(d, 2, 3).movedim(
         (0, 1), (1, 1))),
     case("interpolate size 0", lambda d: F.interpolate(f(d, 1, 2, 3), size=0),
-         xfail=_NO_RULE + "upsample's decomposition divides by the output "
-         "size (ZeroDivisionError); eager raises RuntimeError"),
+         match="greater than 0"),
     case("interpolate scale 0", lambda d: F.interpolate(
-        f(d, 1, 2, 3), scale_factor=0.0), xfail=_NO_RULE + "upsample's "
-         "decomposition divides by the output size (ZeroDivisionError)"),
+        f(d, 1, 2, 3), scale_factor=0.0), match="greater than 0"),
+    case("interpolate bilinear size 0", lambda d: F.interpolate(
+        f(d, 1, 2, 3, 4), size=(0, 2), mode="bilinear"),
+         match="greater than 0"),
     case("interpolate bilinear of 3-d", lambda d: F.interpolate(
         f(d, 1, 2, 3), size=4, mode="bilinear")),
     case("grid_sample grid shape", lambda d: F.grid_sample(
         f(d, 1, 1, 2, 3), f(d, 1, 2, 2, 3), align_corners=False),
-         xfail=_NO_RULE + "grid_sampler's decomposition asserts "
-         "(AssertionError); eager raises RuntimeError"),
+         match="size 2 in last dimension"),
+    case("grid_sample batch differs", lambda d: F.grid_sample(
+        f(d, 1, 1, 2, 3), f(d, 2, 2, 2, 2), align_corners=False),
+         match="same batch size"),
     case("pixel_shuffle channels", lambda d: F.pixel_shuffle(
-        f(d, 1, 1, 2, 3), 2), xfail=_NO_RULE + "pixel_shuffle's "
-         "decomposition fails in a reshape; eager names the channel dim"),
+        f(d, 1, 1, 2, 3), 2), match="'channel' dimension"),
+    case("pixel_unshuffle width", lambda d: F.pixel_unshuffle(
+        f(d, 1, 4, 2, 3), 2), match="width to be divisible"),
     # Memory formats.
     case("contiguous channels_last of 2-d", lambda d: f(d, 2, 3).contiguous(
         memory_format=torch.channels_last)),
