@@ -171,9 +171,10 @@ def test_a_whole_compiled_training_step_matches_eager_and_runs_no_op_rules():
 
   # A steady step runs the staged graphs, not the ops' Python rules (only
   # the ones_like of loss.backward()'s seed gradient); the same step run
-  # lazily runs a rule per op.
+  # lazily runs a rule for each op that has no C++ fast rule (fewer as ops
+  # move to C++, but still several times the compiled step's few).
   x, y = torch.randn(6, 8).to(DEV), torch.randn(6, 4).to(DEV)
   compiled_calls = _op_rule_calls(lambda: compiled(model, opt, x, y))
   lazy_calls = _op_rule_calls(lambda: train_step(model, opt, x, y))
   torch_xla.sync()
-  assert compiled_calls <= 10 < 50 < lazy_calls, (compiled_calls, lazy_calls)
+  assert compiled_calls <= 10 < 30 < lazy_calls, (compiled_calls, lazy_calls)
