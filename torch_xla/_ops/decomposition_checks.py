@@ -90,7 +90,7 @@ _checked(_UPSAMPLE, _upsample_check)
 # grid_sampler_2d -------------------------------------------------------------
 
 
-def _grid_sampler_2d_check(name, a):
+def grid_sampler_2d_check(name, a):
   x, grid = a["input"], a["grid"]
   if x.dim() != 4 or grid.dim() != 4:
     raise RuntimeError(
@@ -114,7 +114,7 @@ def _grid_sampler_2d_check(name, a):
           f"{d} being empty")
 
 
-_checked([aten.grid_sampler_2d.default], _grid_sampler_2d_check)
+_checked([aten.grid_sampler_2d.default], grid_sampler_2d_check)
 
 # pixel_shuffle / pixel_unshuffle ---------------------------------------------
 
