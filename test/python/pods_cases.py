@@ -209,7 +209,10 @@ def dp_train(index, outdir, steps=3):
   dev = torch_xla.device()
   model = tiny_model().to(dev)
   opt = torch.optim.SGD(model.parameters(), lr=0.1)
-  losses, moved, local_losses, grad_sums = [], [], [], []
+  losses, moved, local_losses, grad_sums, params = [], [], [], [], []
+  # For diagnosis (pods_util.explain_dp_train): the gradients each replica
+  # sends and gets back, and its parameters after each step.
+  _cpu_transport.trace_all_reduce()
   for step in range(steps):
     x, y = global_batch(step)
     per = x.shape[0] // world
@@ -233,10 +236,17 @@ def dp_train(index, outdir, steps=3):
     # the averaged gradients each replica applied.
     grad_sums.append([float(p.grad.detach().cpu().double().sum())
                       for p in model.parameters()])
+    params.append([p.detach().cpu().double().reshape(-1).tolist()
+                   for p in model.parameters()])
+  trace = _cpu_transport.traced()
+  _cpu_transport.trace_all_reduce(False)
   _write(outdir, "dp_train", me, {
       "losses": losses,
       "local_losses": local_losses,
       "grad_sums": grad_sums,
+      "params": params,
+      "trace": trace,
+      "process_index": xr.process_index(),
       "weight": model.fc1.weight.detach().cpu().tolist(),
       "moved": moved,
       "gradient_bytes": sum(p.numel() * 4 for p in model.parameters()),

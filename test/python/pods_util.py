@@ -121,3 +121,120 @@ def two_by_two_launch(tmp_path_factory):
   outdir, run = _shared["pods_2x2"]
   assert run.returncode == 0, run.stderr[-4000:]
   return outdir
+
+
+# ------------------------------------------------ training checks, diagnosis
+
+
+def _eager_slice_step(weights, step, replica, world):
+  """(loss, [grads]) of eager CPU on replica `replica`'s slice of step
+  `step`'s global batch, from the model parameters `weights` (flat lists
+  in model.parameters() order)."""
+  import torch
+
+  import pods_cases
+
+  model = pods_cases.tiny_model()
+  with torch.no_grad():
+    for p, w in zip(model.parameters(), weights):
+      p.copy_(torch.tensor(w, dtype=torch.float64).reshape(p.shape))
+  x, y = pods_cases.global_batch(step)
+  per = x.shape[0] // world
+  rows = slice(replica * per, (replica + 1) * per)
+  loss = torch.nn.functional.mse_loss(model(x[rows]), y[rows])
+  loss.backward()
+  return loss.item(), [p.grad.reshape(-1) for p in model.parameters()]
+
+
+def _max_diff(a, b):
+  import torch
+
+  return max(float((torch.tensor(x, dtype=torch.float64) -
+                    torch.as_tensor(y, dtype=torch.float64)).abs().max())
+             for x, y in zip(a, b))
+
+
+def explain_dp_train(seen, tol=1e-5):
+  """Which stage of a data-parallel run (pods_cases.dp_train, one record
+  per replica in ordinal order) first left the single-process result:
+  a replica's forward/backward on its slice (its loss and the gradients
+  it sent, against eager CPU from the parameters it held), the reduction
+  (what each replica got back, against the sum of what every replica
+  sent, in the host route's order ((g0 + g1) + (g2 + g3)) for a 2 x 2
+  job, bit for bit), or the update (parameters after the step, against
+  before - lr * got). Returns lines of text."""
+  import torch
+
+  import pods_cases
+
+  world = len(seen)
+  start = [p.detach().double().reshape(-1).tolist()
+           for p in pods_cases.tiny_model().parameters()]
+  lines = [f"layout: process of each replica "
+           f"{[r.get('process_index') for r in seen]}"]
+  hierarchical = [r.get("process_index") for r in seen] == [0, 0, 1, 1]
+  if not all(r.get("trace") for r in seen):
+    return lines + ["no all_reduce trace (in-program collectives): only "
+                    "losses and parameters are compared"]
+  for step in range(len(seen[0]["losses"])):
+    sent = []
+    for me, r in enumerate(seen):
+      before = start if step == 0 else r["params"][step - 1]
+      want_loss, want_grads = _eager_slice_step(before, step, me, world)
+      rec = r["trace"][step]
+      dl = abs(r["local_losses"][step] - want_loss)
+      dg = _max_diff(rec["sent"], want_grads)
+      sent.append(rec["sent"])
+      flag = "  <-- WRONG" if dl > tol or dg > tol else ""
+      lines.append(f"step {step} replica {me}: local loss {r['local_losses'][step]!r} "
+                   f"(eager {want_loss!r}), sent gradients max |diff| {dg:.3g}{flag}")
+    scale = seen[0]["trace"][step]["scale"]
+    for me, r in enumerate(seen):
+      got = r["trace"][step]["got"]
+      exact = []
+      for k in range(len(sent[0])):
+        g = [torch.tensor(s[k], dtype=torch.float32) for s in sent]
+        total = (g[0] + g[1]) + (g[2] + g[3]) if hierarchical else \
+            torch.stack(g).sum(0)
+        exact.append(total if scale == 1.0 else total * scale)
+      d = _max_diff(got, exact)
+      bad = d > 0 if hierarchical else d > tol
+      lines.append(f"step {step} replica {me}: reduced gradients vs "
+                   f"{'((g0+g1)+(g2+g3))' if hierarchical else 'sum'}*{scale:g} "
+                   f"max |diff| {d:.3g}{'  <-- WRONG' if bad else ''}")
+      before = start if step == 0 else r["params"][step - 1]
+      want = [(torch.tensor(b, dtype=torch.float32) -
+               0.1 * torch.tensor(g, dtype=torch.float32)).tolist()
+              for b, g in zip(before, got)]
+      du = _max_diff(r["params"][step], want)
+      lines.append(f"step {step} replica {me}: parameters after the step vs "
+                   f"before - 0.1 * reduced max |diff| {du:.3g}"
+                   f"{'  <-- WRONG' if du > tol else ''}")
+  return lines
+
+
+def check_trains_as_one_process(outdir, case, count):
+  """Every replica's losses (rel 1e-6) and fc1 weight (1e-6) equal one
+  eager process training on the whole batch; on a mismatch the error
+  carries explain_dp_train of the launch's dp_train records."""
+  import pytest
+  import torch
+
+  import pods_cases
+
+  want_losses, want_weight = pods_cases.single_process_reference()
+  seen = results(outdir, case, count)
+  bad = []
+  for i, r in enumerate(seen):
+    if r["losses"] != pytest.approx(want_losses, rel=1e-6) or not \
+        torch.allclose(torch.tensor(r["weight"]), want_weight, rtol=1e-6,
+                       atol=1e-6):
+      w = (torch.tensor(r["weight"]) - want_weight).abs().max().item()
+      bad.append(f"{case} replica {i}: losses {r['losses']} (one process "
+                 f"{want_losses}), fc1 weight max |diff| {w:.3g}")
+  if bad:
+    lines = bad
+    if os.path.exists(os.path.join(outdir, f"dp_train_{count - 1}.json")):
+      lines += explain_dp_train(results(outdir, "dp_train", count))
+    raise AssertionError("training differs from one process:\n" +
+                         "\n".join(lines))

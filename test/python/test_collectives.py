@@ -10,9 +10,8 @@ import torch_xla
 import torch_xla.core.xla_model as xm
 import torch_xla.runtime as xr
 
-import pods_cases
-from pods_util import (four_worker_launch, results, run_threads,
-                       two_by_two_launch)
+from pods_util import (check_trains_as_one_process, four_worker_launch,
+                       results, run_threads, two_by_two_launch)
 
 WORKERS = 4
 
@@ -47,11 +46,7 @@ def test_collectives_exact_4x1(four_workers):
 def test_data_parallel_matches_one_process(four_workers):
   """xm.optimizer_step averages the gradients: 4 replicas on quarter
   batches train as one process on the whole batch."""
-  want_losses, want_weight = pods_cases.single_process_reference()
-  for r in results(four_workers, "dp_train", WORKERS):
-    assert r["losses"] == pytest.approx(want_losses, rel=1e-6)
-    torch.testing.assert_close(torch.tensor(r["weight"]), want_weight,
-                               rtol=1e-6, atol=1e-6)
+  check_trains_as_one_process(four_workers, "dp_train", WORKERS)
 
 
 def test_all_reduce_moves_the_gradients_once(four_workers):
@@ -78,16 +73,10 @@ def test_one_process_replica_threads(tmp_path):
   run = run_threads("replica_threads_pods", tmp_path, replicas)
   assert run.returncode == 0, run.stderr[-4000:]
   assert all(r["ok"] for r in results(tmp_path, "collectives", replicas))
-  want_losses, want_weight = pods_cases.single_process_reference()
+  check_trains_as_one_process(tmp_path, "dp_train", replicas)
   for r in results(tmp_path, "dp_train", replicas):
-    assert r["losses"] == pytest.approx(want_losses, rel=1e-6)
-    torch.testing.assert_close(torch.tensor(r["weight"]), want_weight,
-                               rtol=1e-6, atol=1e-6)
     assert all(step["calls"] == 0 for step in r["moved"])
-  for r in results(tmp_path, "ddp", replicas):
-    assert r["losses"] == pytest.approx(want_losses, rel=1e-6)
-    torch.testing.assert_close(torch.tensor(r["weight"]), want_weight,
-                               rtol=1e-6, atol=1e-6)
+  check_trains_as_one_process(tmp_path, "ddp", replicas)
 
 
 @pytest.fixture(scope="module")
@@ -118,11 +107,8 @@ def test_launch_2x2_matches_4x1(four_workers, two_by_two):
   assert [d["process_index"] for d in two[0]["global_devices"]] == \
       [0, 0, 1, 1]
   assert all(r["ok"] for r in results(two_by_two, "collectives", WORKERS))
-  want_losses, want_weight = pods_cases.single_process_reference()
+  check_trains_as_one_process(two_by_two, "dp_train", WORKERS)
   for r in results(two_by_two, "dp_train", WORKERS):
-    assert r["losses"] == pytest.approx(want_losses, rel=1e-6)
-    torch.testing.assert_close(torch.tensor(r["weight"]), want_weight,
-                               rtol=1e-6, atol=1e-6)
     for step in r["moved"]:
       assert step == {"payload_bytes": r["gradient_bytes"], "calls": 1}
 

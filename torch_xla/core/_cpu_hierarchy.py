@@ -28,8 +28,14 @@ job's store on first use; torch_xla/core/_cpu_transport.py counts their
 payload (`stats()`) and names lost processes in errors.
 
 A float SUM adds the local replicas first and the processes' partial sums
-next, so it rounds like ((a0 + a1) + (a2 + a3)); exactly representable
-values give the same bits as any other layout.
+next, so it rounds like ((a0 + a1) + (a2 + a3)): the order is fixed by the
+groups (global ordinals), never by which thread arrives last or which
+process reaches gloo first (gloo adds the two processes' partial sums, and
+a + b == b + a in floating point), so a launch repeats its bits exactly.
+
+Diagnosis: `_cpu_transport.trace_all_reduce()` makes each replica keep the
+host values it brought to every all_reduce and what it got back
+(test/python/pods_util.py explains a wrong training run from them).
 """
 
 import datetime
@@ -193,6 +199,7 @@ def all_reduce(reduce_type, tensors, scale, groups):
     return results
 
   results = _meet("all_reduce", host, run)
+  _transport._traced("all_reduce", reduce_type, scale, host, results)
   return [r.to(t.device) for r, t in zip(results, tensors)]
 
 

@@ -16,7 +16,10 @@ seconds. When one fails, the error names the processes of this host that are
 gone (every process records its host and pid in the store when it joins).
 
 `stats()` counts what crossed between processes: the payload bytes this
-process handed to gloo and the number of gloo calls.
+process handed to gloo and the number of gloo calls. For diagnosis,
+`trace_all_reduce()` makes the calling replica (thread) keep the host values
+it brought to each all_reduce and the values it got back (`traced()`), on
+this route and on the 2 x 2 host route (_cpu_hierarchy.py).
 """
 
 import datetime
@@ -31,6 +34,7 @@ _groups = {}  # tuple(group) -> (ProcessGroupGloo, ranks)
 _pids = {}  # process index -> (host, pid)
 _rendezvous_count = {}
 _stats = {"payload_bytes": 0, "calls": 0}
+_trace = threading.local()  # .records: this thread's all_reduce trace
 
 
 def stats() -> dict:
@@ -41,6 +45,30 @@ def stats() -> dict:
 def reset_stats() -> None:
   _stats["payload_bytes"] = 0
   _stats["calls"] = 0
+
+
+def trace_all_reduce(on: bool = True) -> None:
+  """Starts (clears) or stops the calling thread's all_reduce trace."""
+  _trace.records = [] if on else None
+
+
+def traced() -> list:
+  """The calling thread's all_reduce records since trace_all_reduce():
+  [{'op', 'reduce_type', 'scale', 'sent', 'got'}], 'sent' and 'got' one
+  flat list of floats per tensor (this replica's host values before and
+  after the collective)."""
+  return list(getattr(_trace, "records", None) or [])
+
+
+def _traced(op, reduce_type, scale, sent, got) -> None:
+  records = getattr(_trace, "records", None)
+  if records is None:
+    return
+  records.append({
+      "op": op, "reduce_type": reduce_type, "scale": scale,
+      "sent": [t.detach().double().reshape(-1).tolist() for t in sent],
+      "got": [t.detach().double().reshape(-1).tolist() for t in got],
+  })
 
 
 def _count(*tensors) -> None:
@@ -193,6 +221,7 @@ def all_reduce(reduce_type, tensors, scale, groups):
       piece = flat[offset:offset + n].reshape(host[i].shape)
       results[i] = piece.to(dtype) if dtype == torch.bool else piece
       offset += n
+  _traced("all_reduce", reduce_type, scale, host, results)
   return [r.to(t.device) for r, t in zip(results, tensors)]
 
 
