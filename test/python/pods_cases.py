@@ -25,6 +25,21 @@ from torch_xla import _replica_threads as replica_threads
 from torch_xla.core import _cpu_transport
 
 
+def code_stamp():
+  """{'xlac': mtime of the loaded _XLAC library, 'python': newest mtime of
+  torch_xla's Python files}: a run whose tree changed while it ran (a
+  rebuild, an edit) may mix code (pods_util.explain_dp_train says so)."""
+  import glob
+
+  root = os.path.dirname(torch_xla.__file__)
+  files = glob.glob(os.path.join(root, "**", "*.py"), recursive=True)
+  return {"xlac": os.path.getmtime(torch_xla._XLAC.__file__),
+          "python": max(os.path.getmtime(f) for f in files)}
+
+
+_LOADED = code_stamp()  # when this process imported torch_xla
+
+
 def _write(outdir, case, index, data):
   path = os.path.join(outdir, f"{case}_{index}.json")
   with open(path + ".tmp", "w") as f:
@@ -48,6 +63,7 @@ def ordinals(index, outdir):
       "global_ordinal": xr.global_ordinal(),
       "local_ordinal": xr.local_ordinal(),
       "process_index": xr.process_index(),
+      "code": _LOADED,
       "process_count": xr.process_count(),
       "local_process_count": xr.local_process_count(),
       "addressable_runtime_device_count": xr.addressable_runtime_device_count(),

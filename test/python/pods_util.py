@@ -172,6 +172,12 @@ def explain_dp_train(seen, tol=1e-5):
            for p in pods_cases.tiny_model().parameters()]
   lines = [f"layout: process of each replica "
            f"{[r.get('process_index') for r in seen]}"]
+  now = pods_cases.code_stamp()
+  stamps = [r.get("code") for r in seen]
+  if any(c != now for c in stamps):
+    lines.append(f"the tree changed during or after the run (a rebuild or an "
+                 f"edit; its code may be mixed): the workers loaded {stamps}, "
+                 f"the tree now has {now}")
   hierarchical = [r.get("process_index") for r in seen] == [0, 0, 1, 1]
   if not all(r.get("trace") for r in seen):
     return lines + ["no all_reduce trace (in-program collectives): only "
