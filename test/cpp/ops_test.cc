@@ -374,5 +374,19 @@ TEST(OpsTest, FoldCheckKeepsTheFirstFailedCheck) {
   EXPECT_FALSE(ops::FoldCheck(code, Leaf(DType::kBool, {2}), 3).ok());
 }
 
+TEST(OpsTest, VectorNormNeedsPForAGeneralOrder) {
+  Value x = Leaf(DType::kBF16, {3, 4});
+  EXPECT_EQ(Ok(ops::VectorNorm(x, 2, {1}, false, DType::kBF16, Value(),
+                               Value()))
+                .shape(),
+            Shape(DType::kBF16, {3}));
+  Value p = Leaf(DType::kF32, {});
+  EXPECT_EQ(Ok(ops::VectorNorm(x, 3, {0, 1}, true, DType::kF32, p, p))
+                .shape(),
+            Shape(DType::kF32, {1, 1}));
+  EXPECT_FALSE(
+      ops::VectorNorm(x, 3, {0}, false, DType::kF32, Value(), Value()).ok());
+}
+
 }  // namespace
 }  // namespace torch_xla

@@ -11,11 +11,13 @@ Numerics follow eager CPU PyTorch:
 - argmax/argmin/max.dim/min.dim give the first index of the extreme value
   (of the first NaN when there is one), like eager.
 
-sum, mean, prod, var/std, any/all, logsumexp, the NaN-aware max/min and
-max.dim/argmax are built in C++ (torch_xla/csrc/ops/reduction_ops.h), one
-_XLAC call per op, by the builders the C++ fast rules call too; this module normalizes eager's `dim`/`dtype` arguments and raises
-eager's errors. The helpers on handles (acc_code, reduction_dims,
-keep_dims, reduce_extreme) are shared with normalization.py and losses.py.
+sum, mean, prod, var/std, any/all, logsumexp, linalg_vector_norm, the
+NaN-aware max/min/amax/amin and max.dim/argmax are built in C++
+(torch_xla/csrc/ops/reduction_ops.h), one _XLAC call per op, by the
+builders the C++ fast rules call too; this module normalizes eager's
+`dim`/`dtype` arguments and raises eager's errors. The helpers (acc_code,
+reduction_dims, reduce_extreme, scan, sort_along) are shared with other
+rule files.
 """
 
 import math
@@ -24,8 +26,7 @@ import warnings
 import torch
 
 from torch_xla import _XLAC, _dtypes, _ir
-from torch_xla._ops._common import (canonical_dim, code_of, literal,
-                                    literal_like, scalar)
+from torch_xla._ops._common import canonical_dim, code_of, literal
 from torch_xla._ops.registry import aten, inplace_rule, op
 from torch_xla._tensor import wrap, xt_of
 
@@ -63,20 +64,6 @@ def reduction_dims(dim, rank: int, empty_means_all: bool = True):
       raise RuntimeError(f"dim {c} appears multiple times in the list of dims")
     dims.append(c)
   return sorted(dims) if rank else []
-
-
-def keep_dims(shape, dims):
-  """`shape` with the reduced `dims` kept as size 1 (keepdim=True)."""
-  return [1 if i in dims else s for i, s in enumerate(shape)]
-
-
-def _reduce(v, dims, kind: str, keepdim: bool):
-  if not dims:
-    return _XLAC._clone(v)  # a new value, never an alias of the input
-  out = _ir.reduce(v, dims, kind)
-  if keepdim:
-    out = _ir.reshape(out, keep_dims(v.dims, dims))
-  return out
 
 
 def reduce_extreme(v, dims, kind: str, keepdim: bool = False):
@@ -165,7 +152,7 @@ def _amax_amin(name, kind):
   def rule(x, dim=(), keepdim=False):
     dims = reduction_dims(dim, x.dim())
     _check_nonempty_dims(name, x.shape, dims)
-    return wrap(reduce_extreme(xt_of(x), dims, kind, keepdim))
+    return _XLAC._extreme(x, dims, kind, keepdim)  # ops/reduction_ops.h
 
   rule.__name__ = name
   return rule
@@ -183,7 +170,7 @@ def _full_extreme(name, kind):
           f"{name}(): Expected reduction dim to be specified for "
           "input.numel() == 0. Specify the reduction dim with the 'dim' "
           "argument.")
-    return wrap(reduce_extreme(xt_of(x), list(range(x.dim())), kind))
+    return _XLAC._extreme(x, list(range(x.dim())), kind, False)
 
   rule.__name__ = name
   return rule
@@ -305,34 +292,15 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     raise RuntimeError(
         "linalg.vector_norm: Expected a floating point or complex tensor as "
         f"input. Got {_dtypes.scalar_type_name(x.dtype)}")
-  code = code_of(dtype or x.dtype)
-  acc = acc_code(code)
   dims = reduction_dims(dim, x.dim())
-  v = _ir.convert(xt_of(x), acc)
-  if math.isinf(ord):
-    if any(x.shape[d] == 0 for d in dims) or x.numel() == 0:
-      raise RuntimeError(
-          "linalg.vector_norm cannot compute the inf norm on an empty tensor "
-          "because the operation does not have an identity")
-    out = reduce_extreme(_ir.unary("abs", v), dims,
-                         "max" if ord > 0 else "min", keepdim)
-  elif ord == 0:
-    nonzero = _ir.compare(v, literal_like(0, acc, v), "NE")
-    out = _reduce(_ir.convert(nonzero, acc), dims, "sum", keepdim)
-  elif ord == 1:
-    out = _reduce(_ir.unary("abs", v), dims, "sum", keepdim)
-  elif ord == 2:
-    out = _ir.unary("sqrt",
-                    _reduce(_ir.binary("multiply", v, v), dims, "sum",
-                            keepdim))
-  else:
-    device = x.device.index
-    p = _ir.broadcast_to(scalar(float(ord), acc, device), v.dims)
-    powered = _reduce(_ir.binary("power", _ir.unary("abs", v), p), dims,
-                      "sum", keepdim)
-    inv = _ir.broadcast_to(scalar(1.0 / ord, acc, device), powered.dims)
-    out = _ir.binary("power", powered, inv)
-  return wrap(_ir.convert(out, code))
+  if math.isinf(ord) and (any(x.shape[d] == 0 for d in dims) or
+                          x.numel() == 0):
+    raise RuntimeError(
+        "linalg.vector_norm cannot compute the inf norm on an empty tensor "
+        "because the operation does not have an identity")
+  # ops/reduction_ops.h; a general order's p and 1/p are scalar parameters.
+  return _XLAC._vector_norm(x, float(ord), dims, keepdim,
+                            code_of(dtype or x.dtype))
 
 
 # ---------------------------------------------------------------------------

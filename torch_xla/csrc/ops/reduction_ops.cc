@@ -203,4 +203,47 @@ absl::StatusOr<Value> LogSumExp(Value x, const std::vector<int64_t>& dims,
   return MakeConvert(std::move(sum), out);
 }
 
+absl::StatusOr<Value> VectorNorm(Value x, double ord,
+                                 const std::vector<int64_t>& dims,
+                                 bool keep_dims, DType out, Value p,
+                                 Value inv_p) {
+  const DType acc = OpMathType(out);
+  TXLA_ASSIGN_OR_RETURN(Value v, MakeConvert(std::move(x), acc));
+  Value norm;
+  if (std::isinf(ord)) {
+    TXLA_ASSIGN_OR_RETURN(Value a, Apply(OpKind::kAbs, std::move(v)));
+    TXLA_ASSIGN_OR_RETURN(norm, ReduceExtreme(std::move(a), dims,
+                                              ord > 0 ? "max" : "min",
+                                              keep_dims));
+  } else if (ord == 0) {
+    TXLA_ASSIGN_OR_RETURN(Value zero, MakeLiteral(0, acc, v.shape().dims));
+    TXLA_ASSIGN_OR_RETURN(Value nonzero, Compare(v, std::move(zero), "NE"));
+    TXLA_ASSIGN_OR_RETURN(Value ones, MakeConvert(std::move(nonzero), acc));
+    TXLA_ASSIGN_OR_RETURN(norm, ReduceOrSelf(std::move(ones), dims, "sum",
+                                             keep_dims));
+  } else if (ord == 1) {
+    TXLA_ASSIGN_OR_RETURN(Value a, Apply(OpKind::kAbs, std::move(v)));
+    TXLA_ASSIGN_OR_RETURN(norm, ReduceOrSelf(std::move(a), dims, "sum",
+                                             keep_dims));
+  } else if (ord == 2) {
+    TXLA_ASSIGN_OR_RETURN(Value sq, Apply(OpKind::kMultiply, v, v));
+    TXLA_ASSIGN_OR_RETURN(Value total, ReduceOrSelf(std::move(sq), dims, "sum",
+                                                    keep_dims));
+    TXLA_ASSIGN_OR_RETURN(norm, Apply(OpKind::kSqrt, std::move(total)));
+  } else {
+    if (!p || !inv_p) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "linalg_vector_norm: order ", ord, " needs p and 1/p values"));
+    }
+    TXLA_ASSIGN_OR_RETURN(Value a, Apply(OpKind::kAbs, std::move(v)));
+    TXLA_ASSIGN_OR_RETURN(Value powered, ApplyTo(OpKind::kPower, std::move(a),
+                                                 std::move(p)));
+    TXLA_ASSIGN_OR_RETURN(Value total, ReduceOrSelf(std::move(powered), dims,
+                                                    "sum", keep_dims));
+    TXLA_ASSIGN_OR_RETURN(norm, ApplyTo(OpKind::kPower, std::move(total),
+                                        std::move(inv_p)));
+  }
+  return MakeConvert(std::move(norm), out);
+}
+
 }  // namespace torch_xla::ops

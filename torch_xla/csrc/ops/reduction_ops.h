@@ -68,6 +68,15 @@ absl::StatusOr<Value> AnyAll(Value x, const std::vector<int64_t>& dims,
 absl::StatusOr<Value> LogSumExp(Value x, const std::vector<int64_t>& dims,
                                 bool keep_dims, DType out);
 
+// linalg_vector_norm of x over `dims` in OpMathType(out), result in
+// `out`: max/min |x| for +/-inf, the count of non-zeros for 0, sum |x| for
+// 1, sqrt(sum x^2) for 2, else (sum |x|^p)^(1/p) with `p` and `inv_p`
+// 0-d OpMathType values (scalar parameters; null for the other orders).
+absl::StatusOr<Value> VectorNorm(Value x, double ord,
+                                 const std::vector<int64_t>& dims,
+                                 bool keep_dims, DType out, Value p,
+                                 Value inv_p);
+
 }  // namespace torch_xla::ops
 
 #endif  // TORCH_XLA_CSRC_OPS_REDUCTION_OPS_H_

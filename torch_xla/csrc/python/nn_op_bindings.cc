@@ -9,6 +9,7 @@
 // the builder's. See op_bindings.h.
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -339,6 +340,40 @@ void InitReductionOpBindings(py::module_& m) {
       py::arg("x"), py::arg("dim"), py::arg("kind"), py::arg("keepdim"),
       "max.dim / min.dim along a canonical dim (ops/reduction_ops.h) -> "
       "(values, first indices).");
+  m.def(
+      "_extreme",
+      [](py::handle x, const std::vector<int64_t>& dims,
+         const std::string& kind, bool keepdim) {
+        Operand in = Read(x);
+        return Result(ValueOrThrow(ops::ReduceExtreme(
+                          in.value, dims, Kind(kind, "max", "min").c_str(),
+                          keepdim)),
+                      in);
+      },
+      py::arg("x"), py::arg("dims"), py::arg("kind"), py::arg("keepdim"),
+      "amax / amin / max / min over `dims`, NaN propagating "
+      "(ops/reduction_ops.h); returns an 'xla' tensor.");
+  m.def(
+      "_vector_norm",
+      [](py::handle x, double ord, const std::vector<int64_t>& dims,
+         bool keepdim, int code) {
+        Operand in = Read(x);
+        const DType out = ToDType(code);
+        const DType acc = ops::OpMathType(out);
+        Value p, inv_p;
+        if (!std::isinf(ord) && ord != 0 && ord != 1 && ord != 2) {
+          p = ScalarLeafAtSite(py::float_(ord), acc);
+          inv_p = ScalarLeafAtSite(py::float_(1.0 / ord), acc);
+        }
+        return Result(ValueOrThrow(ops::VectorNorm(in.value, ord, dims,
+                                                   keepdim, out, std::move(p),
+                                                   std::move(inv_p))),
+                      in);
+      },
+      py::arg("x"), py::arg("ord"), py::arg("dims"), py::arg("keepdim"),
+      py::arg("dtype"),
+      "linalg_vector_norm over `dims`, result in `dtype` "
+      "(ops/reduction_ops.h).");
   m.def(
       "_arg_extreme",
       [](py::handle x, std::optional<int64_t> dim, const std::string& kind,
