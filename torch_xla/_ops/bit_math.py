@@ -16,8 +16,9 @@ import torch
 from torch_xla import _XLAC, _dtypes, _ir
 from torch_xla._ops._common import (binary_operands, code_of, device_of,
                                     literal, result_type)
-from torch_xla._ops.elementwise import _check_inplace_cast, inplace_of
-from torch_xla._ops.registry import aten, inplace_rule, op
+from torch_xla._ops.elementwise import (_check_inplace_cast, inplace_commit,
+                                        inplace_of)
+from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import wrap, xt_of
 
 _UNSIGNED = (torch.uint8, torch.uint16, torch.uint32, torch.uint64)
@@ -31,15 +32,15 @@ def _shift(name, kind, a, b, inplace):
   """A shift of a by b in their promoted integer dtype: one C++ call; with
   `inplace`, a updated to it."""
   dtype = result_type(a, b)
+  if inplace:  # eager checks the cast first
+    _check_inplace_cast(a, dtype)
   if dtype.is_floating_point or dtype == torch.bool:
-    raise RuntimeError(
+    raise NotImplementedError(
         f"\"{name}_cpu\" not implemented for "
         f"'{_dtypes.scalar_type_name(dtype)}'")
   if kind is None:
     kind = "shift_right_logical" if dtype in _UNSIGNED else \
         "shift_right_arithmetic"
-  if inplace:
-    _check_inplace_cast(a, dtype)
   return _XLAC._elementwise_op(_ir.K[kind], (a, b), code_of(dtype), None,
                                inplace)
 
@@ -95,7 +96,7 @@ def copysign(a, b):
                          _ir.unary("negate", magnitude), magnitude))
 
 
-op(aten.copysign_.Tensor, aten.copysign_.Scalar)(inplace_rule(copysign))
+op(aten.copysign_.Tensor, aten.copysign_.Scalar)(inplace_commit(copysign))
 
 
 @op(aten.exp2.default)
@@ -107,7 +108,7 @@ def exp2(x):
                          v))
 
 
-op(aten.exp2_.default)(inplace_rule(exp2))
+op(aten.exp2_.default)(inplace_commit(exp2))
 
 
 @op(aten.hypot.default)
@@ -141,4 +142,4 @@ def hypot(a, b):
   return wrap(_ir.convert(_ir.select(either_inf, inf, scaled), code))
 
 
-op(aten.hypot_.default)(inplace_rule(hypot))
+op(aten.hypot_.default)(inplace_commit(hypot))

@@ -16,7 +16,7 @@ import torch
 
 from torch_xla import _XLAC, _dtypes, _ir
 from torch_xla._ops._common import check_same_device, code_of, result_type
-from torch_xla._ops.registry import aten, inplace_rule, op
+from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import XlaTensor, wrap, xt_of
 
 
@@ -33,19 +33,16 @@ _CODES = _dtypes._CODES
 
 def _inplace_binary(op, name, float_result=False):
   """x.op_(y) for a plain binary op: computed in the promoted dtype (a
-  float type for div) after eager's promotion check, rounded to x's dtype
-  and committed into x, in one C++ call (ops/arithmetic_ops.h)."""
+  float type for div), rounded to x's dtype and committed into x, in one
+  C++ call (ops/arithmetic_ops.h; ops::InPlaceResult raises eager's error
+  for a result x's dtype cannot hold)."""
 
   def rule(x, y, alpha=1):
+    if op == _SUB:
+      _check_bool_sub(x, y)
     dtype = result_type(x, y)
     if float_result:
       dtype = _float_type(dtype)
-    if dtype is not x.dtype and (dtype.is_floating_point and
-                                 not x.dtype.is_floating_point):
-      raise RuntimeError(
-          f"result type {_dtypes.scalar_type_name(dtype)} can't be cast "
-          f"to the desired output type "
-          f"{_dtypes.scalar_type_name(x.dtype)}")
     return _XLAC._arithmetic_(op, x, _scaled(y, alpha, dtype),
                               _CODES[dtype])
 
@@ -89,18 +86,34 @@ def add(a, b, alpha=1):
   return _arithmetic(_ADD, a, _scaled(b, alpha, dtype), _CODES[dtype])
 
 
-@op(aten.sub.Tensor, aten.sub.Scalar)
-def sub(a, b, alpha=1):
-  if isinstance(a, torch.Tensor) and a.dtype == torch.bool:
+def _is_bool(t):
+  return isinstance(t, torch.Tensor) and t.dtype == torch.bool
+
+
+def _check_bool_sub(a, b):
+  """Eager refuses a subtraction with a bool tensor operand (either side,
+  rsub's too)."""
+  if _is_bool(a) and _is_bool(b):
     raise RuntimeError(
         "Subtraction, the `-` operator, with two bool tensors is not "
         "supported. Use the `^` or `logical_xor()` operator instead.")
+  if _is_bool(a) or _is_bool(b):
+    raise RuntimeError(
+        "Subtraction, the `-` operator, with a bool tensor is not "
+        "supported. If you are trying to invert a mask, use the `~` or "
+        "`logical_not()` operator instead.")
+
+
+@op(aten.sub.Tensor, aten.sub.Scalar)
+def sub(a, b, alpha=1):
+  _check_bool_sub(a, b)
   dtype = result_type(a, b)
   return _arithmetic(_SUB, a, _scaled(b, alpha, dtype), _CODES[dtype])
 
 
 @op(aten.rsub.Tensor, aten.rsub.Scalar)
 def rsub(a, b, alpha=1):
+  _check_bool_sub(b, a)
   dtype = result_type(a, b)
   return _arithmetic(_SUB, b, _scaled(a, alpha, dtype), _CODES[dtype])
 
@@ -127,10 +140,17 @@ def _check_inplace_cast(x, dtype):
         f"the desired output type {_dtypes.scalar_type_name(x.dtype)}")
 
 
+_DIVISION_KERNELS = ("div_trunc_cpu", "div_floor_cpu", "remainder_cpu",
+                     "fmod_cpu")
+
+
 def _division(code, a, b, inplace):
   """Rounding division, remainder or fmod of a and b in their promoted
   dtype: one C++ call (ops/division_ops.h)."""
   dtype = result_type(a, b)
+  if dtype == torch.bool:
+    raise NotImplementedError(
+        f"\"{_DIVISION_KERNELS[code]}\" not implemented for 'Bool'")
   if inplace:
     _check_inplace_cast(a, dtype)
   return _XLAC._division(code, a, b, _CODES[dtype], inplace)
@@ -175,9 +195,17 @@ def fmod(a, b, _inplace=False):
 _SQRT = _ir.K["sqrt"]
 
 
+_NEGATIVE_INT_POWER = "Integers to negative integer powers are not allowed."
+
+
 @op(aten.pow.Tensor_Scalar)
-def pow_tensor_scalar(x, exponent):
+def pow_tensor_scalar(x, exponent, _inplace=False):
   dtype = result_type(x, exponent)
+  if not (dtype.is_floating_point or dtype.is_complex) and type(
+      exponent) is int and exponent < 0:
+    raise RuntimeError(_NEGATIVE_INT_POWER)
+  if _inplace:  # ops::InPlaceResult refuses a float result for an int x
+    return _binary("power", x, exponent, dtype, True)
   if exponent == 2:
     return _XLAC._square(x, _CODES[dtype])
   if exponent == 1:
@@ -188,8 +216,8 @@ def pow_tensor_scalar(x, exponent):
 
 
 @op(aten.pow.Tensor_Tensor, aten.pow.Scalar)
-def pow_(a, b):
-  return _binary("power", a, b, result_type(a, b))
+def pow_(a, b, _inplace=False):
+  return _binary("power", a, b, result_type(a, b), _inplace)
 
 
 @op(aten.maximum.default)
@@ -224,12 +252,12 @@ def bitwise_xor(a, b, _inplace=False):
 
 def _bitwise(name, a, b, inplace):
   dtype = result_type(a, b)
+  if inplace:  # eager checks the cast first
+    _check_inplace_cast(a, dtype)
   if dtype.is_floating_point or dtype.is_complex:
-    raise RuntimeError(
+    raise NotImplementedError(
         f"\"bitwise_{name}_cpu\" not implemented for "
         f"'{_dtypes.scalar_type_name(dtype)}'")
-  if inplace:
-    _check_inplace_cast(a, dtype)
   return _binary(name, a, b, dtype, inplace)
 
 
@@ -314,7 +342,42 @@ for _functional, _overloads in (
     (pow_tensor_scalar, (aten.pow_.Scalar,)),
     (pow_, (aten.pow_.Tensor,)),
 ):
-  op(*_overloads)(inplace_rule(_functional))
+  op(*_overloads)(inplace_of(_functional))
+
+
+def inplace_commit(functional):
+  """The in-place form of a rule without an `_inplace` argument: its
+  result committed into x by one more C++ call through ops::InPlaceResult,
+  the in-place rule every binding shares (eager's error for a result of
+  another shape, or of a dtype x cannot hold: a float result into an
+  integer x)."""
+  name = functional.__name__ + "_"
+
+  def inplace(x, *args, **kwargs):
+    return _XLAC._commit_inplace(x, functional(x, *args, **kwargs))
+
+  inplace.__name__ = inplace.__qualname__ = name
+  return inplace
+
+
+@op(aten.heaviside.default)
+def heaviside(x, values, _inplace=False):
+  """0 where x < 0, `values` where x == 0, 1 where x > 0; eager refuses
+  operands of two dtypes (no promotion)."""
+  if x.dtype != values.dtype:
+    raise RuntimeError(
+        "heaviside is not yet implemented for tensors with different "
+        "dtypes.")
+  if x.dtype.is_complex:
+    raise NotImplementedError(
+        f"\"heaviside_cpu\" not implemented for "
+        f"'{_dtypes.scalar_type_name(x.dtype)}'")
+  step = _XLAC._elementwise_op(_COMPARE, (x, 0), _CODES[x.dtype], "GT")
+  out = _XLAC._where(eq(x, 0), values, step, _CODES[x.dtype])
+  return _XLAC._commit_inplace(x, out) if _inplace else out
+
+
+op(aten.heaviside_.default)(inplace_of(heaviside))
 
 
 _REDUCED_FLOAT_MAX = {torch.float16: 65504.0, torch.bfloat16: 3.3895e38}

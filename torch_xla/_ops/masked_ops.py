@@ -1,7 +1,8 @@
 """masked_fill and masked_scatter (with its backward): a boolean mask
 selects positions of a tensor of static shape, so both stay on the device.
-masked_scatter with fewer source elements than True mask values repeats the
-last one instead of raising (index values are data). A fill value x's dtype
+masked_scatter with fewer source elements than True mask values raises
+eager's RuntimeError from a device-side check (the mask's count is data:
+torch_xla/_device_checks.py), at the next read or sync. A fill value x's dtype
 cannot hold raises eager's overflow error (uint8 takes -255..255, wrapping
 negatives, as eager does)."""
 
@@ -64,6 +65,21 @@ def _mask_positions(m):
                     _ir.convert(m, _ir.S64))
 
 
+_SOURCE_TOO_SMALL = ("masked_scatter: Number of elements of source < number "
+                     "of ones in mask")
+
+
+def _check_source_size(flat_m, k):
+  """The device-side check that the flat pred mask has at most k Trues
+  (eager's RuntimeError, raised at the next read or sync)."""
+  from torch_xla import _device_checks
+  if flat_m.reads_placeholder or flat_m.dims == [0]:
+    return  # a traced body never runs by itself (see index_util)
+  count = _ir.reduce(_ir.convert(flat_m, _ir.S64), [0], "sum")
+  bad = _ir.compare(count, literal(k, _ir.S64, [], flat_m.device), "GT")
+  _device_checks.add(bad, _SOURCE_TOO_SMALL, error=RuntimeError)
+
+
 def _masked_scatter_value(x, mask, source, inplace):
   if not inplace:  # eager broadcasts self and mask first
     shape = broadcast_shapes(list(mask.shape), list(x.shape))
@@ -83,11 +99,12 @@ def _masked_scatter_value(x, mask, source, inplace):
   device = x.device.index
   v = _ir.broadcast_to(xt_of(x), shape)
   k = source.numel()
-  if k == 0:  # then the mask must be all False
-    return _XLAC._clone(v)
   m = _ir.broadcast_to(index_mask(mask, device), shape)
   total = math.prod(shape)
   flat_m = _ir.reshape(m, [total])
+  _check_source_size(flat_m, k)
+  if k == 0:  # then the mask must be all False
+    return _XLAC._clone(v)
   src = _ir.reshape(operand(source, device, "masked_scatter_"), [k])
   # Past the last source element the gather clamps; eager raises (a value
   # check) and the select drops the rest.

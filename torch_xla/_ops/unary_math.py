@@ -17,9 +17,10 @@ import torch
 from torch_xla import _XLAC, _dtypes, _ir
 from torch_xla._dtypes import _CODES
 from torch_xla._ops._common import code_of, literal
-from torch_xla._ops.elementwise import _float_type, div, inplace_of, ne
+from torch_xla._ops.elementwise import (_float_type, div, inplace_commit,
+                                        inplace_of)
 from torch_xla._ops.reductions import acc_code
-from torch_xla._ops.registry import aten, inplace_rule, op
+from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import wrap, xt_of
 
 
@@ -31,8 +32,9 @@ def _unary_float(name, opmath=False):
   it."""
   kind = _ir.K[name]
 
-  def rule(x):
-    return _XLAC._unary(kind, x, _CODES[_float_type(x.dtype)], opmath)
+  def rule(x, _inplace=False):
+    return _XLAC._unary(kind, x, _CODES[_float_type(x.dtype)], opmath,
+                        _inplace)
 
   rule.__name__ = name
   return rule
@@ -45,16 +47,30 @@ def _unary_opmath(name):
 _UNSIGNED = (torch.uint8, torch.uint16, torch.uint32, torch.uint64)
 
 
+_MINIMUM = _ir.K["minimum"]
+_NEGATE_BOOL = (
+    "Negation, the `-` operator, on a bool tensor is not supported. If you "
+    "are trying to invert a mask, use the `~` or `logical_not()` operator "
+    "instead.")
+
+
 def _unary_same(name):
+  """neg, abs, sign in x's dtype, one C++ call each; eager refuses
+  -bool and abs(bool)."""
   kind = _ir.K[name]
 
-  def rule(x):
+  def rule(x, _inplace=False):
+    if x.dtype is torch.bool and name == "negate":
+      raise RuntimeError(_NEGATE_BOOL)
+    if x.dtype is torch.bool and name == "abs":
+      raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
     if x.dtype in _UNSIGNED or x.dtype is torch.bool:
-      if name == "abs" and x.dtype is not torch.bool:
-        return wrap(_XLAC._clone(xt_of(x)))  # |x| = x
-      if name == "sign":  # 0 or 1 (bool: x itself)
-        return wrap(_ir.convert(xt_of(ne(x, 0)), code_of(x.dtype)))
-    return _XLAC._unary(kind, x, _CODES[x.dtype], False)
+      if name == "abs":  # |x| = x
+        return x if _inplace else wrap(_XLAC._clone(xt_of(x)))
+      if name == "sign":  # 0 or 1 = min(x, 1) (bool: x itself)
+        return _XLAC._elementwise_op(_MINIMUM, (x, 1), _CODES[x.dtype],
+                                     None, _inplace)
+    return _XLAC._unary(kind, x, _CODES[x.dtype], False, _inplace)
 
   rule.__name__ = name
   return rule
@@ -87,7 +103,7 @@ _UNARY = (
 )
 for _rule, _functional_overload, _inplace_overload in _UNARY:
   op(_functional_overload)(_rule)
-  op(_inplace_overload)(inplace_rule(_rule))
+  op(_inplace_overload)(inplace_of(_rule))
 
 
 def atan(x):
@@ -101,7 +117,7 @@ def atan(x):
 
 
 op(aten.atan.default)(atan)
-op(aten.atan_.default)(inplace_rule(atan))
+op(aten.atan_.default)(inplace_commit(atan))
 
 
 def _scaled_log(scale, name):
@@ -126,7 +142,7 @@ for _rule, _functional_overload, _inplace_overload in (
      aten.log10_.default),
 ):
   op(_functional_overload)(_rule)
-  op(_inplace_overload)(inplace_rule(_rule))
+  op(_inplace_overload)(inplace_commit(_rule))
 
 
 def _integer_identity_or(name):
@@ -168,7 +184,7 @@ def round_decimals(x, decimals=0):
   return wrap(_ir.convert(v, code))
 
 
-op(aten.round_.decimals)(inplace_rule(round_decimals))
+op(aten.round_.decimals)(inplace_commit(round_decimals))
 
 
 def _trunc(x):
@@ -187,6 +203,9 @@ def trunc(x):
 @op(aten.reciprocal.default)
 def reciprocal(x):
   return div(1.0, x)
+
+
+op(aten.reciprocal_.default)(inplace_commit(reciprocal))
 
 
 _NOT = _ir.K["not"]

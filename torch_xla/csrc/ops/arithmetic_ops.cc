@@ -26,6 +26,44 @@ OpKind KindOf(ArithmeticOp op, DType dtype) {
   return OpKind::kAdd;  // unreachable: ArithmeticOpFromCode checks codes
 }
 
+// Eager's type categories, ordered by what may be cast to what in place:
+// bool < integer < floating.
+int Category(DType dtype) {
+  if (dtype == DType::kBool) return 0;
+  return IsFloating(dtype) ? 2 : 1;
+}
+
+// The name eager's messages give a dtype ("Float", "Long").
+absl::string_view ScalarTypeName(DType dtype) {
+  switch (dtype) {
+    case DType::kF32:
+      return "Float";
+    case DType::kF64:
+      return "Double";
+    case DType::kBF16:
+      return "BFloat16";
+    case DType::kF16:
+      return "Half";
+    case DType::kI64:
+      return "Long";
+    case DType::kI32:
+      return "Int";
+    case DType::kI16:
+      return "Short";
+    case DType::kI8:
+      return "Char";
+    case DType::kU8:
+      return "Byte";
+    case DType::kBool:
+      return "Bool";
+    case DType::kU32:
+      return "UInt32";
+    case DType::kU64:
+      return "UInt64";
+  }
+  return DTypeName(dtype);
+}
+
 }  // namespace
 
 absl::StatusOr<ArithmeticOp> ArithmeticOpFromCode(int code) {
@@ -49,6 +87,11 @@ absl::StatusOr<Value> InPlaceResult(Value out, const Shape& x) {
         "output with shape [", absl::StrJoin(x.dims, ", "),
         "] doesn't match the broadcast shape [",
         absl::StrJoin(out.shape().dims, ", "), "]"));
+  }
+  if (Category(out.shape().dtype) > Category(x.dtype)) {
+    return EagerRuntimeError(absl::StrCat(
+        "result type ", ScalarTypeName(out.shape().dtype),
+        " can't be cast to the desired output type ", ScalarTypeName(x.dtype)));
   }
   return MakeConvert(std::move(out), x.dtype);
 }

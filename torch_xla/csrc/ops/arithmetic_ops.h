@@ -34,7 +34,11 @@ absl::StatusOr<Value> Arithmetic(ArithmeticOp op, Value a, Value b);
 // The value an in-place op writes into x: `out` rounded to x's dtype. A
 // result shape other than x's (an operand broadcast x up) fails with
 // eager's RuntimeError ("output with shape [..] doesn't match the broadcast
-// shape [..]"; callers add their op's name as context).
+// shape [..]"; callers add their op's name as context), and so does a
+// result x's dtype cannot hold by eager's casting rule (a float result into
+// an integer or bool x, an integer one into a bool x: "result type Float
+// can't be cast to the desired output type Long"). Every in-place op, fast
+// rule or Python rule, commits through here.
 absl::StatusOr<Value> InPlaceResult(Value out, const Shape& x);
 
 // x.op_(y) given the promoted operands: a op b rounded to `x`'s dtype. A

@@ -169,16 +169,27 @@ void InitElementwiseOpBindings(py::module_& m) {
       "into x (ops/arithmetic_ops.h); returns x.");
   m.def(
       "_unary",
-      [](int kind, py::handle x, int code, bool opmath) {
+      [](int kind, py::handle x, int code, bool opmath, bool inplace) {
         XlaTensorPtr t = ToXlaTensor(x);
-        return Wrapped(ValueOrThrow(ops::Unary(ToOpKind(kind), ValueOf(t),
-                                               ToDType(code), opmath)),
-                       t->device());
+        return Finish(ValueOrThrow(ops::Unary(ToOpKind(kind), ValueOf(t),
+                                              ToDType(code), opmath)),
+                      x, inplace);
       },
       py::arg("kind"), py::arg("x"), py::arg("dtype"),
-      py::arg("opmath") = false,
+      py::arg("opmath") = false, py::arg("inplace") = false,
       "kind(x) computed in `dtype` (ops/unary_ops.h); returns an 'xla' "
-      "tensor.");
+      "tensor, or with `inplace` x updated to it (ops::InPlaceResult: "
+      "eager's error for a result x's dtype cannot hold).");
+  m.def(
+      "_commit_inplace",
+      [](py::handle x, py::handle value, const std::string& name) {
+        return Finish(ValueOf(ToXlaTensor(value)), x, /*inplace=*/true, name);
+      },
+      py::arg("x"), py::arg("value"), py::arg("name") = "",
+      "x updated to `value` (an op's result on x) through ops::InPlaceResult, "
+      "as every in-place binding commits: rounded to x's dtype; eager's "
+      "RuntimeError for another shape or a dtype x cannot hold (prefixed "
+      "with `name`: when given). Returns x.");
   m.def(
       "_square",
       [](py::handle x, int code) {
