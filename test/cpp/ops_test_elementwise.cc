@@ -139,5 +139,40 @@ TEST(ElementwiseOpsTest, InPlaceResultKeepsTheTargetShape) {
             EagerErrorClass::kRuntimeError);
 }
 
+TEST(ElementwiseOpsTest, InPlaceResultRefusesWhatTheTargetCannotHold) {
+  // Eager's casting rule: bool < integer < floating; within a category
+  // any width (f64 into f32, s64 into u8) rounds or wraps.
+  EXPECT_EQ(Ok(ops::InPlaceResult(Leaf(DType::kF64, {2}),
+                                  Shape(DType::kBF16, {2})))
+                .shape(),
+            Shape(DType::kBF16, {2}));
+  EXPECT_EQ(Ok(ops::InPlaceResult(Leaf(DType::kI64, {2}),
+                                  Shape(DType::kU8, {2})))
+                .shape(),
+            Shape(DType::kU8, {2}));
+  struct Refused {
+    DType out, x;
+    const char* message;
+  };
+  for (const Refused& c : {
+           Refused{DType::kF32, DType::kI64,
+                   "result type Float can't be cast to the desired output "
+                   "type Long"},
+           Refused{DType::kI64, DType::kBool,
+                   "result type Long can't be cast to the desired output "
+                   "type Bool"},
+           Refused{DType::kBF16, DType::kU8,
+                   "result type BFloat16 can't be cast to the desired "
+                   "output type Byte"},
+       }) {
+    absl::StatusOr<Value> out =
+        ops::InPlaceResult(Leaf(c.out, {2}), Shape(c.x, {2}));
+    ASSERT_FALSE(out.ok()) << c.message;
+    EXPECT_EQ(out.status().message(), c.message);
+    EXPECT_EQ(GetEagerErrorClass(out.status()),
+              EagerErrorClass::kRuntimeError);
+  }
+}
+
 }  // namespace
 }  // namespace torch_xla
