@@ -10,8 +10,9 @@ import torch_xla
 import torch_xla.core.xla_model as xm
 import torch_xla.runtime as xr
 
-from pods_util import (check_trains_as_one_process, four_worker_launch,
-                       results, run_threads, two_by_two_launch)
+from pods_util import (check_trains_as_one_process, explain_dp_train,
+                       four_worker_launch, results, run_threads,
+                       two_by_two_launch)
 
 WORKERS = 4
 
@@ -47,6 +48,17 @@ def test_data_parallel_matches_one_process(four_workers):
   """xm.optimizer_step averages the gradients: 4 replicas on quarter
   batches train as one process on the whole batch."""
   check_trains_as_one_process(four_workers, "dp_train", WORKERS)
+  _check_stages(four_workers)
+
+
+def _check_stages(outdir):
+  """Each step of each replica: the gradients it sent are eager's on its
+  slice from the parameters it held, what it got back is the sum of what
+  every replica sent times 1 / world size (bit for bit in the 2 x 2
+  host route's fixed order ((g0 + g1) + (g2 + g3))), and its parameters
+  moved by -lr times that."""
+  lines = explain_dp_train(results(outdir, "dp_train", WORKERS))
+  assert not [l for l in lines if "WRONG" in l], "\n".join(lines)
 
 
 def test_all_reduce_moves_the_gradients_once(four_workers):
@@ -108,6 +120,7 @@ def test_launch_2x2_matches_4x1(four_workers, two_by_two):
       [0, 0, 1, 1]
   assert all(r["ok"] for r in results(two_by_two, "collectives", WORKERS))
   check_trains_as_one_process(two_by_two, "dp_train", WORKERS)
+  _check_stages(two_by_two)
   for r in results(two_by_two, "dp_train", WORKERS):
     for step in r["moved"]:
       assert step == {"payload_bytes": r["gradient_bytes"], "calls": 1}
