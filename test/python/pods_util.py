@@ -192,8 +192,9 @@ def explain_dp_train(seen, tol=1e-5):
       dg = _max_diff(rec["sent"], want_grads)
       sent.append(rec["sent"])
       flag = "  <-- WRONG" if dl > tol or dg > tol else ""
-      lines.append(f"step {step} replica {me}: local loss {r['local_losses'][step]!r} "
-                   f"(eager {want_loss!r}), sent gradients max |diff| {dg:.3g}{flag}")
+      lines.append(f"step {step} replica {me}: local loss "
+                   f"{r['local_losses'][step]!r} (eager {want_loss!r}), sent "
+                   f"gradients max |diff| {dg:.3g}{flag}")
     scale = seen[0]["trace"][step]["scale"]
     for me, r in enumerate(seen):
       got = r["trace"][step]["got"]
@@ -205,9 +206,10 @@ def explain_dp_train(seen, tol=1e-5):
         exact.append(total if scale == 1.0 else total * scale)
       d = _max_diff(got, exact)
       bad = d > 0 if hierarchical else d > tol
+      order = "((g0+g1)+(g2+g3))" if hierarchical else "sum"
       lines.append(f"step {step} replica {me}: reduced gradients vs "
-                   f"{'((g0+g1)+(g2+g3))' if hierarchical else 'sum'}*{scale:g} "
-                   f"max |diff| {d:.3g}{'  <-- WRONG' if bad else ''}")
+                   f"{order}*{scale:g} max |diff| {d:.3g}"
+                   f"{'  <-- WRONG' if bad else ''}")
       before = start if step == 0 else r["params"][step - 1]
       want = [(torch.tensor(b, dtype=torch.float32) -
                0.1 * torch.tensor(g, dtype=torch.float32)).tolist()
