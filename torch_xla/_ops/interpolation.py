@@ -217,7 +217,8 @@ def apply_transposed(g, matrices):
   return g
 
 
-def _check_sizes(name, grad, output_size, input_size, rank):
+def _check_sizes(grad, output_size, input_size, rank):
+  """Eager's checks of the sizes (texts too)."""
   output_size, input_size = list(output_size), list(input_size)
   if len(output_size) != rank:
     raise RuntimeError(f"It is expected output_size equals to {rank}, but "
@@ -226,14 +227,15 @@ def _check_sizes(name, grad, output_size, input_size, rank):
     raise RuntimeError(f"It is expected input_size equals to {rank + 2}, "
                        f"but got size {len(input_size)}")
   if grad.dim() != rank + 2:
-    raise RuntimeError(f"{name}: expected grad_output of {rank + 2} "
-                       f"dimensions, but got {grad.dim()} dimensions")
+    raise RuntimeError(f"Expected grad_output to be a tensor of dimension "
+                       f"{rank + 2} but got: dimension {grad.dim()}")
   full = input_size[:2] + output_size
   for i, (want, got) in enumerate(zip(full, grad.shape)):
     if want != got:
       raise RuntimeError(
-          f"Expected grad_output to have the same shape as output; "
-          f"output.size({i}) = {want} but got grad_output.size({i}) = {got}")
+          f"Expected a tensor of dimension {rank + 2} and tensor.size[{i}] "
+          f"== {want} but got: dimension {grad.dim()} and tensor.size[{i}] "
+          f"= {got}")
   return output_size, input_size
 
 
@@ -241,8 +243,7 @@ def _backward(name, kind, grad, output_size, input_size, scales,
               align_corners=False):
   rank = len(scales)
   check_same_device(name, grad)
-  output_size, input_size = _check_sizes(name, grad, output_size, input_size,
-                                         rank)
+  output_size, input_size = _check_sizes(grad, output_size, input_size, rank)
   g = xt_of(grad)
   code = g.dtype
   if code not in _ir.FLOAT_CODES:

@@ -1,11 +1,12 @@
-"""Ops lowered through PyTorch's decompositions behind eager's argument
-checks (torch_xla/_ops/decomposition_checks.py): values against eager, and
-eager's errors for bad arguments (the decompositions alone failed inside
-with a ZeroDivisionError, an AssertionError or a reshape's error).
+"""Interpolation, grid sampling and pixel shuffles on 'xla' against eager.
 
-The backward ops of upsampling and grid_sampler_2d have neither a rule nor
-a decomposition yet (they fall back to the CPU), so only pixel_shuffle's
-gradient is compared here."""
+The forward ops run through PyTorch's decompositions behind eager's argument
+checks (torch_xla/_ops/decomposition_checks.py); the backward ops of
+upsampling and grid_sampler_2d have rules of their own
+(torch_xla/_ops/interpolation.py, grid_sampler.py). check_op compares
+values and gradients and fails on any CPU fallback; the bad-argument cases
+check eager's errors (the decompositions alone failed inside with a
+ZeroDivisionError, an AssertionError or a reshape's error)."""
 
 import pytest
 import torch
@@ -16,21 +17,65 @@ from op_test_utils import XLA, check_op
 
 @pytest.mark.parametrize("mode,shape,kwargs", [
     ("nearest", (1, 2, 5), dict(size=7)),
-    ("nearest", (2, 1, 3, 4), dict(scale_factor=2)),
+    ("nearest", (1, 2, 4), dict(size=8)),  # eager's 2x shortcut
+    ("nearest", (2, 1, 3, 4), dict(scale_factor=1.7)),
+    ("nearest", (1, 1, 2, 3, 4), dict(scale_factor=(1.5, 2, 0.75))),
+    ("nearest-exact", (1, 2, 5), dict(size=3)),
+    ("nearest-exact", (1, 2, 5, 6), dict(scale_factor=1.3)),
+    ("nearest-exact", (1, 1, 3, 5, 6), dict(size=(4, 2, 9))),
     ("linear", (1, 2, 5), dict(size=3, align_corners=False)),
+    ("linear", (1, 2, 5), dict(scale_factor=2.5, align_corners=True)),
     ("bilinear", (1, 2, 3, 4), dict(scale_factor=1.5, align_corners=True)),
+    ("bilinear", (2, 2, 6, 5), dict(size=(4, 5), align_corners=False)),
     ("bicubic", (1, 1, 4, 4), dict(size=(6, 5), align_corners=False)),
+    ("bicubic", (1, 2, 5, 4), dict(scale_factor=1.6, align_corners=True)),
     ("trilinear", (1, 1, 2, 3, 4), dict(size=(3, 3, 3), align_corners=False)),
+    ("trilinear", (1, 1, 2, 3, 4),
+     dict(scale_factor=(2, 1.5, 0.5), align_corners=True)),
 ])
-def test_interpolate_matches_eager(mode, shape, kwargs):
+def test_interpolate_values_and_grads_match_eager(mode, shape, kwargs):
   check_op(lambda x: F.interpolate(x, mode=mode, **kwargs),
-           torch.randn(*shape), grad=False)
+           torch.randn(*shape))
 
 
-def test_grid_sample_matches_eager():
-  check_op(lambda x, g: F.grid_sample(x, g, align_corners=False),
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float64])
+def test_interpolate_grads_in_other_dtypes(dtype):
+  # bf16 accumulates in f32 as eager does; f64 builds f64 weights.
+  check_op(lambda x: F.interpolate(x, scale_factor=1.5, mode="bicubic",
+                                   align_corners=False),
+           torch.randn(1, 2, 4, 5, dtype=dtype))
+
+
+@pytest.mark.parametrize("mode,padding_mode,align_corners", [
+    ("bilinear", "zeros", False),
+    ("bilinear", "border", True),
+    ("bilinear", "reflection", False),
+    ("bilinear", "reflection", True),
+    ("nearest", "zeros", True),
+    ("nearest", "reflection", False),
+    ("bicubic", "zeros", False),
+    ("bicubic", "border", True),
+    ("bicubic", "reflection", False),
+])
+def test_grid_sample_values_and_grads_match_eager(mode, padding_mode,
+                                                  align_corners):
+  # The grid reaches past [-1, 1] so that padding matters.
+  check_op(lambda x, g: F.grid_sample(x, g, mode=mode,
+                                      padding_mode=padding_mode,
+                                      align_corners=align_corners),
            torch.randn(2, 3, 4, 5),
-           torch.rand(2, 3, 2, 2) * 2 - 1, grad=False)
+           torch.rand(2, 3, 2, 2) * 2.6 - 1.3)
+
+
+def test_grid_sample_grid_grad_only_and_bf16():
+  # Only the grid requires grad: the backward's output_mask skips the
+  # input's gradient.
+  check_op(lambda x, g: F.grid_sample(x, g, align_corners=False),
+           torch.randn(1, 2, 3, 4),
+           (torch.rand(1, 2, 3, 2) * 2 - 1).requires_grad_())
+  check_op(lambda x, g: F.grid_sample(x, g, align_corners=True),
+           torch.randn(1, 2, 3, 4, dtype=torch.bfloat16),
+           torch.rand(1, 2, 3, 2, dtype=torch.bfloat16) * 2 - 1)
 
 
 def test_pixel_shuffle_round_trip_matches_eager():
@@ -46,6 +91,12 @@ def test_pixel_shuffle_round_trip_matches_eager():
      r"input \(H: 3, W: 4\) output \(H: 0, W: 0\)"),
     (lambda d: torch.ops.aten.upsample_nearest2d.default(
         torch.ones(1, 2, 3, 3, device=d), [2]), "output_size equals to 2"),
+    (lambda d: torch.ops.aten.upsample_nearest1d_backward(
+        torch.ones(1, 2, 4, device=d), [5], [1, 2, 3]),
+     r"tensor.size\[2\] == 5 but got: dimension 3 and tensor.size\[2\] = 4"),
+    (lambda d: torch.ops.aten.upsample_bilinear2d_backward(
+        torch.ones(1, 2, 4, device=d), [5, 4], [1, 2, 3, 3], False),
+     "grad_output to be a tensor of dimension 4 but got: dimension 3"),
     (lambda d: F.grid_sample(torch.ones(1, 1, 2, 3, device=d),
                              torch.ones(1, 2, 2, 3, device=d),
                              align_corners=False), "size 2 in last dimension"),
