@@ -12,6 +12,7 @@ whose ops come back to our rules.
 
 import math
 
+from torch_xla._dtypes import scalar_type_name
 from torch_xla._ops import registry
 from torch_xla._ops.registry import aten, op
 
@@ -91,6 +92,8 @@ _checked(_UPSAMPLE, _upsample_check)
 
 
 def grid_sampler_2d_check(name, a):
+  """Eager's checks of grid_sampler_2d's input and grid (its backward's
+  too)."""
   x, grid = a["input"], a["grid"]
   if x.dim() != 4 or grid.dim() != 4:
     raise RuntimeError(
@@ -106,6 +109,9 @@ def grid_sampler_2d_check(name, a):
     raise RuntimeError(
         f"grid_sampler(): expected grid to have size 2 in last dimension, "
         f"but got grid with sizes {list(grid.shape)}")
+  if x.dtype != grid.dtype:
+    raise RuntimeError(f"expected scalar type {scalar_type_name(x.dtype)} "
+                       f"but found {scalar_type_name(grid.dtype)}")
   for d in (2, 3):
     if x.shape[d] == 0:
       raise RuntimeError(
