@@ -1,5 +1,6 @@
 // The elementwise core builders (torch_xla/csrc/ops: logical_ops,
-// select_ops, division_ops, activation_ops, arithmetic_ops' InPlaceResult)
+// select_ops, division_ops, activation_ops, float_math_ops,
+// arithmetic_ops' InPlaceResult)
 // on their own: result dtypes and shapes, eager's broadcasting errors, the
 // opmath rounding of half types, and bad codes. Values are checked against
 // eager in test/python/ops/test_elementwise_builders.py.
@@ -12,6 +13,7 @@
 #include "torch_xla/csrc/ops/activation_ops.h"
 #include "torch_xla/csrc/ops/arithmetic_ops.h"
 #include "torch_xla/csrc/ops/division_ops.h"
+#include "torch_xla/csrc/ops/float_math_ops.h"
 #include "torch_xla/csrc/ops/logical_ops.h"
 #include "torch_xla/csrc/ops/select_ops.h"
 #include "test/cpp/ir_test_util.h"
@@ -172,6 +174,31 @@ TEST(ElementwiseOpsTest, InPlaceResultRefusesWhatTheTargetCannotHold) {
     EXPECT_EQ(GetEagerErrorClass(out.status()),
               EagerErrorClass::kRuntimeError);
   }
+}
+
+TEST(ElementwiseOpsTest, FloatMathKeepsTheDtypeExceptItsTests) {
+  using F = ops::FloatMathOp;
+  for (F op : {F::kTrunc, F::kAtan, F::kLog2, F::kLog10, F::kRoundDecimals,
+               F::kExp2}) {
+    EXPECT_EQ(Ok(ops::FloatMath(op, {Leaf(DType::kBF16, {2, 3})}, 2)).shape(),
+              Shape(DType::kBF16, {2, 3}));
+  }
+  for (DType dtype : {DType::kF32, DType::kF16, DType::kI64, DType::kU8,
+                      DType::kBool}) {
+    EXPECT_EQ(Ok(ops::FloatMath(F::kIsInf, {Leaf(dtype, {4})})).shape(),
+              Shape(DType::kBool, {4}));
+    EXPECT_EQ(Ok(ops::FloatMath(F::kSignbit, {Leaf(dtype, {4})})).shape(),
+              Shape(DType::kBool, {4}));
+  }
+  EXPECT_EQ(Ok(ops::FloatMath(F::kHypot, {Leaf(DType::kF16, {3}),
+                                          Leaf(DType::kF16, {3})}))
+                .shape(),
+            Shape(DType::kF16, {3}));
+  // trunc of an integer is the input itself (the binding copies it).
+  Value ints = Leaf(DType::kI32, {3});
+  EXPECT_TRUE(Ok(ops::FloatMath(F::kTrunc, {ints})) == ints);
+  EXPECT_FALSE(ops::FloatMathOpFromCode(10).ok());
+  EXPECT_FALSE(ops::FloatMath(F::kHypot, {Leaf(DType::kF32, {3})}).ok());
 }
 
 }  // namespace

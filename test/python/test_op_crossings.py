@@ -48,7 +48,8 @@ def _inputs():
   j = torch.randint(1, 4, (4, 6), device=DEV)
   h = torch.randn(4, 6, device=DEV, dtype=torch.bfloat16)
   b = x > 0
-  return dict(x=x, y=y, i=i, j=j, h=h, b=b)
+  u = torch.randint(0, 4, (4, 6), device=DEV, dtype=torch.uint8)
+  return dict(x=x, y=y, i=i, j=j, h=h, b=b, u=u)
 
 
 # (id, op on the inputs); in-place ops get a fresh clone of their target.
@@ -133,6 +134,26 @@ FUNCTIONAL = [
         t["y"], t["x"], 1.0, 20.0)),
     ("hardtanh_backward", lambda t: torch.ops.aten.hardtanh_backward(
         t["y"], t["x"], -1.0, 1.0)),
+    # ops/float_math_ops.h: the math functions without one primitive.
+    ("trunc", lambda t: torch.trunc(t["x"])),
+    ("trunc_int", lambda t: torch.trunc(t["i"])),
+    ("atan", lambda t: torch.atan(t["x"])),
+    ("atan_int", lambda t: torch.atan(t["i"])),
+    ("log2", lambda t: torch.log2(t["x"])),
+    ("log10_bf16", lambda t: torch.log10(t["h"])),
+    ("isinf", lambda t: torch.isinf(t["x"])),
+    ("isinf_int", lambda t: torch.isinf(t["i"])),
+    ("round_decimals", lambda t: torch.round(t["x"], decimals=2)),
+    ("round_negative_decimals", lambda t: torch.round(t["h"], decimals=-1)),
+    ("exp2", lambda t: torch.exp2(t["i"])),
+    ("signbit", lambda t: torch.signbit(t["x"])),
+    ("signbit_uint8", lambda t: torch.signbit(t["u"])),
+    ("copysign", lambda t: torch.copysign(t["x"], t["y"])),
+    ("copysign_scalar", lambda t: torch.copysign(t["i"], -1.0)),
+    ("hypot", lambda t: torch.hypot(t["h"], t["h"])),
+    ("sign_uint8", lambda t: torch.sign(t["u"])),
+    ("pow_one", lambda t: t["i"] ** 1),
+    ("pow_one_float", lambda t: t["i"] ** 1.0),
 ]
 
 INPLACE = [
@@ -159,6 +180,19 @@ INPLACE = [
     ("hardswish_", "x", lambda x, t: F.hardswish(x, inplace=True)),
     ("mish_", "x", lambda x, t: F.mish(x, inplace=True)),
     ("logit_", "x", lambda x, t: x.logit_(0.01)),
+    ("exp_", "x", lambda x, t: x.exp_()),
+    ("acos_", "h", lambda x, t: x.acos_()),
+    ("neg_", "i", lambda x, t: x.neg_()),
+    ("sign_uint8_", "u", lambda x, t: x.sign_()),
+    ("pow_scalar_", "x", lambda x, t: x.pow_(3)),
+    ("pow_tensor_", "x", lambda x, t: x.pow_(t["y"])),
+    ("trunc_", "x", lambda x, t: x.trunc_()),
+    ("atan_", "x", lambda x, t: x.atan_()),
+    ("log10_", "h", lambda x, t: x.log10_()),
+    ("round_decimals_", "x", lambda x, t: x.round_(decimals=1)),
+    ("exp2_", "x", lambda x, t: x.exp2_()),
+    ("copysign_", "x", lambda x, t: x.copysign_(t["y"])),
+    ("hypot_", "x", lambda x, t: x.hypot_(t["y"])),
 ]
 
 
@@ -185,7 +219,7 @@ def test_inplace_op_crosses_once(inputs, target, fn):
 
 
 def test_counter_sees_a_composition():
-  """The counter itself: a rule that composes (trunc: sign * floor(|x|),
-  then a wrap) shows several crossings."""
+  """The counter itself: a rule that composes (heaviside: a compare, an eq
+  and a where) shows several crossings."""
   x = _inputs()["x"]
-  assert len(_crossings(lambda: torch.trunc(x))) > 1
+  assert len(_crossings(lambda: torch.heaviside(x, x))) > 1

@@ -85,23 +85,6 @@ def operand(x):
   return x
 
 
-_CODES = _dtypes._CODES
-_elementwise = _XLAC._elementwise
-
-
-def binary_operands(a, b, compute_dtype: torch.dtype):
-  """Both operands (tensors, handles or numbers) as handles of
-  `compute_dtype`, broadcast to one shape."""
-  return _XLAC._broadcast_operands((a, b), code_of(compute_dtype))
-
-
-def elementwise(kind: int, operands, dtype: torch.dtype, direction=None):
-  """One elementwise op over tensors/handles/numbers after promotion to
-  `dtype` and broadcasting (in C++: this is the hot path); returns a
-  handle."""
-  return _elementwise(kind, operands, _CODES[dtype], direction)
-
-
 def reduce_dims(dim, rank):
   if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
     return list(range(rank))

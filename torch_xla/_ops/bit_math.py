@@ -9,23 +9,14 @@ signbit reads the float's sign bit (bitcast to the same-width integer), so
 -0.0 and -NaN count as negative, as in eager.
 """
 
-import math
-
 import torch
 
 from torch_xla import _XLAC, _dtypes, _ir
-from torch_xla._ops._common import (binary_operands, code_of, device_of,
-                                    literal, result_type)
-from torch_xla._ops.elementwise import (_check_inplace_cast, inplace_commit,
-                                        inplace_of)
+from torch_xla._ops._common import code_of, result_type
+from torch_xla._ops.elementwise import _check_inplace_cast, inplace_of
 from torch_xla._ops.registry import aten, op
-from torch_xla._tensor import wrap, xt_of
 
 _UNSIGNED = (torch.uint8, torch.uint16, torch.uint32, torch.uint64)
-_SAME_WIDTH_INT = {
-    torch.float16: _ir.S16, torch.bfloat16: _ir.S16, torch.float32: _ir.S32,
-    torch.float64: _ir.S64
-}
 
 
 def _shift(name, kind, a, b, inplace):
@@ -65,20 +56,16 @@ op(aten.bitwise_right_shift_.Tensor,
    aten.bitwise_right_shift_.Tensor_Scalar)(inplace_of(bitwise_right_shift))
 
 
-def _signbit(v, dtype, device):
-  """Sign bit of handle v (of torch dtype `dtype`) as pred."""
-  if dtype in _SAME_WIDTH_INT:
-    code = _SAME_WIDTH_INT[dtype]
-    bits = _ir._op(_ir.K["bitcast_convert"], [v], {"dtype": _ir.DT[code]})
-    return _ir.compare(bits, literal(0, code, v.dims, device), "LT")
-  if dtype in _UNSIGNED or dtype == torch.bool:
-    return literal(False, _ir.PRED, v.dims, device)
-  return _ir.compare(v, literal(0, v.dtype, v.dims, device), "LT")
+# Codes of ops/float_math_ops.h's FloatMathOp (unary_math.py has the rest).
+_EXP2, _SIGNBIT, _COPYSIGN, _HYPOT = 6, 7, 8, 9
+_float_math = _XLAC._float_math
 
 
 @op(aten.signbit.default)
 def signbit(x):
-  return wrap(_signbit(xt_of(x), x.dtype, x.device.index))
+  """The sign bit (a float's through its same-width integer bits, so -0.0
+  and -NaN count); false for unsigned and bool. One C++ call."""
+  return _float_math(_SIGNBIT, (x,), code_of(x.dtype))
 
 
 def _float_of(*operands):
@@ -87,59 +74,35 @@ def _float_of(*operands):
 
 
 @op(aten.copysign.Tensor, aten.copysign.Scalar)
-def copysign(a, b):
+def copysign(a, b, _inplace=False):
   """|a| with b's sign bit (in the promoted float type)."""
-  dtype = _float_of(a, b)
-  va, vb = binary_operands(a, b, dtype)
-  magnitude = _ir.unary("abs", va)
-  return wrap(_ir.select(_signbit(vb, dtype, device_of(a, b)),
-                         _ir.unary("negate", magnitude), magnitude))
+  return _float_math(_COPYSIGN, (a, b), code_of(_float_of(a, b)), 0,
+                     _inplace)
 
 
-op(aten.copysign_.Tensor, aten.copysign_.Scalar)(inplace_commit(copysign))
+op(aten.copysign_.Tensor, aten.copysign_.Scalar)(inplace_of(copysign))
 
 
 @op(aten.exp2.default)
-def exp2(x):
+def exp2(x, _inplace=False):
   """2 ** x: exact at integers (a power, not exp(x ln 2))."""
-  dtype = _float_of(x, x)
-  v = _ir.convert(xt_of(x), code_of(dtype))
-  return wrap(_ir.binary("power", literal(2, v.dtype, v.dims, x.device.index),
-                         v))
+  return _float_math(_EXP2, (x,), code_of(_float_of(x, x)), 0, _inplace)
 
 
-op(aten.exp2_.default)(inplace_commit(exp2))
+op(aten.exp2_.default)(inplace_of(exp2))
 
 
 @op(aten.hypot.default)
-def hypot(a, b):
+def hypot(a, b, _inplace=False):
   """sqrt(a^2 + b^2) without overflow: max * sqrt(1 + (min/max)^2); inf if
-  either is inf (even with a NaN), as std::hypot."""
+  either is inf (even with a NaN), as std::hypot; in f32 for the half
+  types."""
   dtype = result_type(a, b)
   if not dtype.is_floating_point:
     raise RuntimeError(
         f"\"hypot_cpu\" not implemented for "
         f"'{_dtypes.scalar_type_name(dtype)}'")
-  code = code_of(dtype)
-  acc = _ir.F32 if code in (_ir.BF16, _ir.F16) else code
-  va, vb = binary_operands(a, b, dtype)
-  va = _ir.unary("abs", _ir.convert(va, acc))
-  vb = _ir.unary("abs", _ir.convert(vb, acc))
-  shape, device = va.dims, device_of(a, b)
-
-  def lit(value):
-    return literal(value, acc, shape, device)
-
-  big = _ir.binary("maximum", va, vb)
-  small = _ir.binary("minimum", va, vb)
-  ratio = _ir.binary("divide", small, big)
-  scaled = _ir.binary("multiply", big, _ir.unary("sqrt", _ir.binary(
-      "add", lit(1), _ir.binary("multiply", ratio, ratio))))
-  scaled = _ir.select(_ir.compare(big, lit(0), "EQ"), lit(0), scaled)
-  inf = lit(math.inf)
-  either_inf = _ir.binary("or", _ir.compare(va, inf, "EQ"),
-                          _ir.compare(vb, inf, "EQ"))
-  return wrap(_ir.convert(_ir.select(either_inf, inf, scaled), code))
+  return _float_math(_HYPOT, (a, b), code_of(dtype), 0, _inplace)
 
 
-op(aten.hypot_.default)(inplace_commit(hypot))
+op(aten.hypot_.default)(inplace_of(hypot))

@@ -15,9 +15,9 @@ import math
 import torch
 
 from torch_xla import _XLAC, _dtypes, _ir
-from torch_xla._ops._common import check_same_device, code_of, result_type
+from torch_xla._ops._common import check_same_device, result_type
 from torch_xla._ops.registry import aten, op
-from torch_xla._tensor import XlaTensor, wrap, xt_of
+from torch_xla._tensor import XlaTensor
 
 
 def _float_type(dtype: torch.dtype) -> torch.dtype:
@@ -208,8 +208,6 @@ def pow_tensor_scalar(x, exponent, _inplace=False):
     return _binary("power", x, exponent, dtype, True)
   if exponent == 2:
     return _XLAC._square(x, _CODES[dtype])
-  if exponent == 1:
-    return wrap(_XLAC._clone(_ir.convert(xt_of(x), code_of(dtype))))
   if exponent == 0.5 and dtype.is_floating_point:
     return _XLAC._unary(_SQRT, x, _CODES[dtype], False)
   return _binary("power", x, exponent, dtype)

@@ -10,16 +10,12 @@ eager's do; constants inside a formula (0 in relu, 0.5 in gelu) are
 literals.
 """
 
-import math
-
 import torch
 
 from torch_xla import _XLAC, _dtypes, _ir
 from torch_xla._dtypes import _CODES
-from torch_xla._ops._common import code_of, literal
 from torch_xla._ops.elementwise import (_float_type, div, inplace_commit,
                                         inplace_of)
-from torch_xla._ops.reductions import acc_code
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import wrap, xt_of
 
@@ -106,50 +102,49 @@ for _rule, _functional_overload, _inplace_overload in _UNARY:
   op(_inplace_overload)(inplace_of(_rule))
 
 
-def atan(x):
-  """atan(x) = atan2(2x, 2): StableHLO has no atan. Not atan2(x, 1): XLA's
-  CPU compiler miscomputes that form for 64 or more elements (measured);
-  doubling is exact, and where 2x overflows atan(x) is pi/2 anyway."""
-  code = code_of(_float_type(x.dtype))
-  v = _ir.convert(xt_of(x), code)
-  two = literal(2, code, v.dims, x.device.index)
-  return wrap(_ir.binary("atan2", _ir.binary("multiply", v, two), two))
+# Codes of ops/float_math_ops.h's FloatMathOp: the math functions without
+# a single primitive, one C++ call each (bit_math.py has exp2, signbit,
+# copysign, hypot).
+_TRUNC, _ATAN, _LOG2, _LOG10, _ISINF, _ROUND_DECIMALS = range(6)
+_float_math = _XLAC._float_math
 
 
-op(aten.atan.default)(atan)
-op(aten.atan_.default)(inplace_commit(atan))
+def _float_math_rule(code, name):
+  """A math function of one tensor (integers in the default float type)."""
 
-
-def _scaled_log(scale, name):
-  """log2, log10: the natural log times a constant (1/ln 2, 1/ln 10),
-  computed in f32 for the half types (one rounding at the end, as eager)."""
-
-  def rule(x):
-    code = code_of(_float_type(x.dtype))
-    acc = acc_code(code)
-    v = _ir.unary("log", _ir.convert(xt_of(x), acc))
-    v = _ir.binary("multiply", v, literal(scale, acc, v.dims, x.device.index))
-    return wrap(_ir.convert(v, code))
+  def rule(x, _inplace=False):
+    return _float_math(code, (x,), _CODES[_float_type(x.dtype)], 0, _inplace)
 
   rule.__name__ = name
   return rule
 
 
-for _rule, _functional_overload, _inplace_overload in (
-    (_scaled_log(1 / math.log(2), "log2"), aten.log2.default,
-     aten.log2_.default),
-    (_scaled_log(1 / math.log(10), "log10"), aten.log10.default,
-     aten.log10_.default),
+# atan(x) = atan2(2x, 2) (StableHLO has no atan); log2, log10: the natural
+# log times 1/ln 2, 1/ln 10 in f32 for the half types.
+for _code, _name, _functional_overload, _inplace_overload in (
+    (_ATAN, "atan", aten.atan.default, aten.atan_.default),
+    (_LOG2, "log2", aten.log2.default, aten.log2_.default),
+    (_LOG10, "log10", aten.log10.default, aten.log10_.default),
 ):
+  _rule = _float_math_rule(_code, _name)
   op(_functional_overload)(_rule)
-  op(_inplace_overload)(inplace_commit(_rule))
+  op(_inplace_overload)(inplace_of(_rule))
+
+
+def _no_bool_rounding(kernel, x):
+  """Eager has no rounding kernel for bool."""
+  if x.dtype is torch.bool:
+    raise NotImplementedError(
+        f"\"{kernel}_vml_cpu\" not implemented for 'Bool'")
 
 
 def _integer_identity_or(name):
   """Rounding: the identity (a copy) for integers, else one C++ call."""
   kind = _ir.K[name]
+  kernel = {"round_nearest_even": "round"}.get(name, name)
 
   def rule(x):
+    _no_bool_rounding(kernel, x)
     if not x.dtype.is_floating_point:
       return wrap(_XLAC._clone(xt_of(x)))
     return _XLAC._unary(kind, x, _CODES[x.dtype], False)
@@ -164,40 +159,28 @@ round_ = op(aten.round.default)(_integer_identity_or("round_nearest_even"))
 
 
 @op(aten.round.decimals)
-def round_decimals(x, decimals=0):
+def round_decimals(x, decimals=0, _inplace=False):
   """Eager's kernel: nearbyint(x * 10^d) / 10^d (d < 0: nearbyint(x /
-  10^-d) * 10^-d), in f32 for the half types."""
+  10^-d) * 10^-d), in f32 for the half types (ops/float_math_ops.h)."""
   if not x.dtype.is_floating_point:
     raise NotImplementedError(
         f"\"round_cpu\" not implemented for "
         f"'{_dtypes.scalar_type_name(x.dtype)}'")
-  if decimals == 0:
-    return round_(x)
-  code = code_of(x.dtype)
-  acc = acc_code(code)
-  v = _ir.convert(xt_of(x), acc)
-  scale = literal(10.0**abs(decimals), acc, v.dims, x.device.index)
-  inner, outer = ("multiply", "divide") if decimals > 0 else ("divide",
-                                                              "multiply")
-  v = _ir.binary(outer, _ir.unary("round_nearest_even",
-                                  _ir.binary(inner, v, scale)), scale)
-  return wrap(_ir.convert(v, code))
+  return _float_math(_ROUND_DECIMALS, (x,), _CODES[x.dtype], decimals,
+                     _inplace)
 
 
-op(aten.round_.decimals)(inplace_commit(round_decimals))
-
-
-def _trunc(x):
-  # trunc(x) = sign(x) * floor(|x|)
-  return _ir.binary("multiply", _ir.unary("sign", x),
-                    _ir.unary("floor", _ir.unary("abs", x)))
+op(aten.round_.decimals)(inplace_of(round_decimals))
 
 
 @op(aten.trunc.default)
-def trunc(x):
-  if not x.dtype.is_floating_point:
-    return wrap(_XLAC._clone(xt_of(x)))
-  return wrap(_trunc(xt_of(x)))
+def trunc(x, _inplace=False):
+  """sign(x) * floor(|x|); integers: a copy (ops/float_math_ops.h)."""
+  _no_bool_rounding("trunc", x)
+  return _float_math(_TRUNC, (x,), _CODES[x.dtype], 0, _inplace)
+
+
+op(aten.trunc_.default)(inplace_of(trunc))
 
 
 @op(aten.reciprocal.default)
@@ -231,11 +214,8 @@ _COMPARE = _ir.K["compare"]
 
 @op(aten.isinf.default)
 def isinf(x):
-  if not x.dtype.is_floating_point:
-    return wrap(literal(False, _ir.PRED, x.shape, x.device.index))
-  v = xt_of(x)
-  inf = literal(math.inf, code_of(x.dtype), x.shape, x.device.index)
-  return wrap(_ir.compare(_ir.unary("abs", v), inf, "EQ"))
+  """|x| == inf; false for integers and bool (ops/float_math_ops.h)."""
+  return _float_math(_ISINF, (x,), _CODES[x.dtype])
 
 
 # Codes of ops/activation_ops.h's ActivationOp, ActivationBackwardOp and

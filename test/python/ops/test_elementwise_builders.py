@@ -1,5 +1,5 @@
 """The elementwise core builders (csrc/ops: logical_ops, select_ops,
-division_ops, activation_ops) against eager CPU PyTorch, through their
+division_ops, activation_ops, float_math_ops) against eager CPU PyTorch, through their
 one-call Python rules: values, dtypes, gradients (the backward rules are
 builders too), in-place forms and eager's errors. The crossing counts are
 test/python/test_op_crossings.py's."""
@@ -259,3 +259,74 @@ def test_threshold_keeps_the_input_dtype():
   check_op(lambda t: F.threshold(t, 1, 9), _ints(4, 5), grad=False)
   check_op(lambda t: F.threshold(t, 0.5, -2.0),
            _floats(4, 5, dtype=torch.bfloat16), grad=False)
+
+
+# ops/float_math_ops.h: trunc, atan, log2/log10, isinf, round(decimals),
+# exp2, signbit, copysign, hypot; values near the edges (+-0, +-inf, NaN,
+# halves for rounding, huge values for atan's doubling and hypot's
+# overflow).
+
+_EDGES = [0.0, -0.0, 0.5, -0.5, 1.5, -2.5, 2.0, -7.25, 1e-3, 3e38, -3e38,
+          float("inf"), float("-inf"), float("nan")]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16,
+                                   torch.float16, torch.float64])
+def test_float_math_values(dtype):
+  x = torch.cat([torch.tensor(_EDGES), _floats(70, seed=3)]).to(dtype)
+  y = torch.cat([torch.tensor(_EDGES[::-1]), _floats(70, seed=4)]).to(dtype)
+  tol = {} if dtype in (torch.float32, torch.float64) else dict(atol=1e-2,
+                                                                rtol=1e-2)
+  for fn in (torch.trunc, torch.atan, torch.isinf, torch.signbit,
+             torch.exp2, lambda t: torch.round(t, decimals=2),
+             lambda t: torch.round(t, decimals=-1),
+             lambda t: torch.log2(t.abs()), lambda t: torch.log10(t.abs())):
+    check_op(fn, x, grad=False, **tol)
+  for fn in (torch.copysign, torch.hypot, lambda a, b: torch.copysign(a, -0.0),
+             lambda a, b: torch.hypot(a, b.abs().clamp(max=3))):
+    check_op(fn, x, y, grad=False, **tol)
+
+
+def test_float_math_integer_and_bool_inputs():
+  i, u = _ints(3, 5), _ints(3, 5, low=0, high=9, dtype=torch.uint8)
+  b = i > 0
+  for t in (i, u, b, _ints(3, 5, dtype=torch.int32)):
+    for fn in (torch.isinf, torch.signbit, torch.sign, torch.atan,
+               torch.log2, torch.exp2, lambda t: torch.copysign(t, -1),
+               lambda t: t ** 1):
+      check_op(fn, t, grad=False)
+    if t.dtype != torch.bool:
+      check_op(torch.trunc, t, grad=False)
+  for fn in (torch.trunc, torch.floor, torch.ceil, torch.round,
+             lambda t: t.trunc_()):
+    check_error(NotImplementedError, "_vml_cpu\" not implemented for "
+                "'Bool'", fn, b)
+  check_op(lambda t: torch.log10(t), u.to(torch.int16), grad=False)
+
+
+@pytest.mark.parametrize("dtype", HALF)
+def test_float_math_gradients_and_inplace(dtype):
+  x, y = _floats(4, 5, dtype=dtype), _floats(4, 5, dtype=dtype, seed=1)
+  tol = {} if dtype == torch.float32 else dict(atol=2e-2, rtol=2e-2)
+  for fn in (torch.atan, torch.exp2, lambda t: torch.log2(t.abs() + 1),
+             torch.trunc):
+    check_op(fn, x, **tol)
+  check_op(torch.hypot, x, y, **tol)
+  check_op(torch.copysign, x, y, **tol)
+  for fn in (lambda a, b: a.clone().trunc_(), lambda a, b: a.clone().atan_(),
+             lambda a, b: a.clone().abs().log10_(),
+             lambda a, b: a.clone().round_(decimals=1),
+             lambda a, b: a.clone().exp2_(),
+             lambda a, b: a.clone().copysign_(b),
+             lambda a, b: a.clone().hypot_(b)):
+    check_op(fn, x, y, grad=False, **tol)
+
+
+def test_float_math_inplace_errors():
+  cast = "result type Float can't be cast to the desired output type Long"
+  for fn in (lambda t: t.atan_(), lambda t: t.log2_(), lambda t: t.exp2_(),
+             lambda t: t.copysign_(-1), lambda t: t.exp_(),
+             lambda t: t.pow_(0.5), lambda t: t.reciprocal_()):
+    check_error(RuntimeError, cast, fn, _ints(3))
+  check_error(NotImplementedError, "\"round_cpu\" not implemented for "
+              "'Long'", lambda t: torch.round(t, decimals=1), _ints(3))

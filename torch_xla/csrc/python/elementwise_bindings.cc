@@ -18,6 +18,7 @@
 #include "torch_xla/csrc/ir/error_class.h"
 #include "torch_xla/csrc/ops/activation_ops.h"
 #include "torch_xla/csrc/ops/division_ops.h"
+#include "torch_xla/csrc/ops/float_math_ops.h"
 #include "torch_xla/csrc/ops/logical_ops.h"
 #include "torch_xla/csrc/ops/opmath.h"
 #include "torch_xla/csrc/ops/select_ops.h"
@@ -291,6 +292,29 @@ void InitElementwiseOpBuilders(py::module_& m) {
       "`value` where x <= threshold, else `other`, all in `dtype` "
       "(ops/activation_ops.h): aten.threshold (other x) and "
       "threshold_backward (other the gradient).");
+  m.def(
+      "_float_math",
+      [](int op, const py::sequence& operands, int code, int64_t decimals,
+         bool inplace) {
+        const ops::FloatMathOp kind = ValueOrThrow(ops::FloatMathOpFromCode(op));
+        int device = 0;
+        std::vector<Value> values =
+            ResolveOperands(operands, ToDType(code), &device);
+        XlaTensorPtr first = ToXlaTensor(operands[0]);
+        Value input = ValueOf(first);
+        Value out = ValueOrThrow(ops::FloatMath(kind, values, decimals));
+        if (!inplace && out == input) {  // trunc of an integer: a copy
+          return WrapTensor(ResultTensor(std::move(out), first, input));
+        }
+        return Result(std::move(out), device, operands[0], inplace);
+      },
+      py::arg("op"), py::arg("operands"), py::arg("dtype"),
+      py::arg("decimals") = 0, py::arg("inplace") = false,
+      "A math function without a single primitive (ops/float_math_ops.h; "
+      "op: 0 trunc, 1 atan, 2 log2, 3 log10, 4 isinf, 5 round(decimals), 6 "
+      "exp2, 7 signbit, 8 copysign, 9 hypot) of the operands converted to "
+      "`dtype` and broadcast. A new tensor, or operands[0] updated with "
+      "`inplace`.");
 }
 
 }  // namespace
