@@ -41,7 +41,7 @@ def checked_index(t, device, bounds=None, op=None, error=IndexError):
       if known is not None:
         check_bounds(known[0], known[1], None, *bounds, error=error)
       elif not bounded_by(t, -bounds[0] if bounds[2] else 0, bounds[0]):
-        check_on_device(xt_of(t), *bounds, op=op)
+        check_on_device(xt_of(t), *bounds, op=op, error=error)
     return t
   if isinstance(t, torch.Tensor):
     if t.device.type != "cpu":
@@ -105,10 +105,11 @@ def bounded_by(t, low, high):
 
 
 def check_on_device(v, size, dim, negative_ok, message, op=None,
-                    exempt=None):
+                    exempt=None, error=IndexError):
   """Adds the device-side check that every index in handle `v` is in
   range (see index_value); values equal to `exempt` (nll_loss's
-  ignore_index) pass too."""
+  ignore_index) pass too. error: the class it raises at the read (eager's:
+  RuntimeError for gather and scatter)."""
   from torch_xla import _device_checks
   if v.reads_placeholder:
     # Traced on placeholders (a scan body, assume_pure): the trace never
@@ -125,7 +126,8 @@ def check_on_device(v, size, dim, negative_ok, message, op=None,
             f"with size {size}")
   op = op or "indexing"
   # A Prefix naming the op already ("index_copy_(): ...") is not repeated.
-  _device_checks.add(bad, text if text.startswith(op) else f"{op}: {text}")
+  _device_checks.add(bad, text if text.startswith(op) else f"{op}: {text}",
+                     error)
 
 
 class Prefix(str):
