@@ -137,10 +137,9 @@ def _taps(gx, gy, H, W, mode, padding_mode, align_corners):
   else:
     ix, mx = _source(gx, W, padding_mode, align_corners)
     iy, my = _source(gy, H, padding_mode, align_corners)
-    if mode == _NEAREST:
-      stack = lambda vs: torch.stack(vs, 1)  # noqa: E731
-      return (stack([torch.round(iy)]), stack([torch.round(ix)]),
-              stack([torch.ones_like(ix)]), None, None, mx, my)
+    if mode == _NEAREST:  # rounds half to even, as eager's nearbyint
+      return (torch.round(iy)[:, None], torch.round(ix)[:, None],
+              torch.ones_like(ix)[:, None], None, None, mx, my)
     x0, y0 = torch.floor(ix), torch.floor(iy)
     x1, y1 = x0 + 1, y0 + 1
     wx0, wx1, wy0, wy1 = x1 - ix, ix - x0, y1 - iy, iy - y0
@@ -148,8 +147,7 @@ def _taps(gx, gy, H, W, mode, padding_mode, align_corners):
     w = [wx0 * wy0, wx1 * wy0, wx0 * wy1, wx1 * wy1]
     dwx = [-wy0, wy0, -wy1, wy1]
     dwy = [-wx0, -wx1, wx0, wx1]
-  stack = lambda vs: torch.stack(vs, 1)  # noqa: E731
-  return stack(ys), stack(xs), stack(w), stack(dwx), stack(dwy), mx, my
+  return tuple(torch.stack(v, 1) for v in (ys, xs, w, dwx, dwy)) + (mx, my)
 
 
 @op(aten.grid_sampler_2d_backward.default)
