@@ -41,9 +41,13 @@ CASES = [
     case("x[-4] of 3", lambda d: f(d, 3)[-4]),
     case("x[:, 5] of 2x3", lambda d: f(d, 2, 3)[:, 5]),
     case("too many indices", lambda d: f(d, 3)[0, 0]),
-    case("float index tensor", lambda d: f(d, 3)[f(d, 1)], xfail="helper B "
-         "(advanced_indexing): x[float tensor] indexes; eager raises "
-         "IndexError"),
+    case("float index tensor", lambda d: f(d, 3)[f(d, 1)],
+         match="tensors used as indices must be long, int, byte or bool"),
+    case("int16 index tensor", lambda d: f(d, 3)[ints(d, [0], torch.int16)],
+         match="tensors used as indices must be long, int, byte or bool"),
+    case("setitem float index tensor", lambda d: _setitem(
+        f(d, 3), f(d, 1), 1.0),
+         match="tensors used as indices must be long, int, byte or bool"),
     case("mask shape", lambda d: f(d, 3)[_b(d, [True, False])]),
     case("mask ok", lambda d: f(d, 3)[_b(d, [True, False, True])]),
     case("setitem value shape", lambda d: _setitem(f(d, 3), ints(

@@ -58,6 +58,20 @@ def _is_mask(t):
   return t is not None and t.dtype in (torch.bool, torch.uint8)
 
 
+# Index tensor dtypes eager takes (uint8 and bool are masks).
+_INDEX_DTYPES = (torch.int64, torch.int32, torch.uint8, torch.bool)
+
+
+def _check_index_dtypes(indices):
+  """Eager's IndexError for an index tensor of another dtype (a float
+  one would be converted and index silently)."""
+  for i in indices:
+    if i is not None and i.dtype not in _INDEX_DTYPES:
+      raise IndexError(
+          "tensors used as indices must be long, int, byte or bool tensors "
+          f"(got an index tensor of dtype {i.dtype})")
+
+
 def _checked_indices(x, indices):
   """The integer index tensors of x[indices] (None = ':') as 'xla' tensors
   (cpu ones uploaded), their values checked as eager checks them (on the
@@ -83,6 +97,7 @@ _MASK_REASON = ("a boolean mask index gives a shape that depends on the "
 @op(aten.index.Tensor, aten._unsafe_index.Tensor)
 def index(x, indices):
   indices = list(indices)
+  _check_index_dtypes(indices)
   if any(_is_mask(i) for i in indices):
     return fallback(aten.index.Tensor, (x, indices), {}, _MASK_REASON)
   if all(i is None for i in indices):
@@ -155,6 +170,7 @@ def _index_put(func, x, indices, values, accumulate, inplace):
   indices; a boolean mask index becomes a select (or falls back to the
   CPU when the values depend on the mask's count)."""
   indices = list(indices)
+  _check_index_dtypes(indices)
   _check_put_values(x, values)
   masks = [d for d, i in enumerate(indices) if _is_mask(i)]
   if not masks:
