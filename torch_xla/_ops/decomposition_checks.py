@@ -7,13 +7,15 @@ fail somewhere inside them (a ZeroDivisionError for an empty upsampling
 size, an AssertionError for a grid of the wrong shape, a reshape's error for
 pixel_shuffle) instead of raising eager's RuntimeError, which names the
 argument at fault. Each rule here checks, then runs the decomposition,
-whose ops come back to our rules.
+whose ops come back to our rules; upsampling of float inputs runs
+interpolation.forward instead (eager's weight matrices, one dot per spatial
+dim).
 """
 
 import math
 
 from torch_xla._dtypes import scalar_type_name
-from torch_xla._ops import registry
+from torch_xla._ops import interpolation, registry
 from torch_xla._ops.registry import aten, op
 
 
@@ -25,9 +27,10 @@ def _bound(overload, args, kwargs):
   return bound
 
 
-def _checked(overloads, check):
+def _checked(overloads, check, lowering=None):
   """Registers, for each overload, a rule that runs `check(name, arguments)`
-  and then PyTorch's decomposition."""
+  and then `lowering(name, arguments)` when given and it returns a result,
+  else PyTorch's decomposition."""
   for overload in overloads:
     decomposition = registry._decomposition(overload)
     if decomposition is None:
@@ -35,7 +38,12 @@ def _checked(overloads, check):
 
     def rule(*args, _overload=overload, _decomposition=decomposition,
              **kwargs):
-      check(_overload._schema.name, _bound(_overload, args, kwargs))
+      name, bound = _overload._schema.name, _bound(_overload, args, kwargs)
+      check(name, bound)
+      if lowering is not None:
+        result = lowering(name, bound)
+        if result is not None:
+          return result
       return _decomposition(*args, **kwargs)
 
     rule.__name__ = rule.__qualname__ = overload.__name__.replace(".", "_")
@@ -86,7 +94,7 @@ _UPSAMPLE = [
     for overload in ("default", "vec")
     if hasattr(getattr(aten, f"{prefix}{kind}{rank}d"), overload)
 ]
-_checked(_UPSAMPLE, _upsample_check)
+_checked(_UPSAMPLE, _upsample_check, interpolation.forward)
 
 # grid_sampler_2d -------------------------------------------------------------
 

@@ -1,17 +1,20 @@
-"""Backward of upsampling (F.interpolate): nearest, nearest-exact, linear,
-bilinear, bicubic and trilinear, in 1-d, 2-d and 3-d.
+"""Upsampling (F.interpolate) and its backward: nearest, nearest-exact,
+linear, bilinear, bicubic and trilinear, in 1-d, 2-d and 3-d.
 
-The forward ops run through PyTorch's decompositions (behind eager's checks,
-decomposition_checks.py); their backward ops had no rule and fell back to
-the CPU. Here each is one matrix product per spatial dim.
+The forward rules live in decomposition_checks.py (eager's argument checks
+first); for float inputs they call `forward` here, other dtypes run
+PyTorch's decomposition. The backward ops (which had neither a rule nor a
+decomposition, and fell back to the CPU) are the rules below.
 
 Design: these interpolations are separable. Along spatial dim d (input
 size n, output size m), out = A_d x, with A_d an [m, n] matrix that depends
-only on the sizes, the scale and align_corners. So the backward is
-grad_input = A_d^T grad along each spatial dim: one dot_general per dim
-(contracting the grad's dim with A_d's row dim), f32 accumulation at
-HIGHEST precision, bf16/f16 grads computed in f32 and converted back as
-eager's CPU kernels do (f64 stays f64).
+only on the sizes, the scale and align_corners. The forward applies A_d
+along each spatial dim and the backward is grad_input = A_d^T grad: one
+dot_general per dim, f32 accumulation at HIGHEST precision, bf16/f16
+computed in f32 and converted back as eager's CPU kernels do (f64 stays
+f64). Forward and backward share the matrices, so they agree with each
+other and with eager, also where a dim keeps its size under a scale factor
+(eager's linear and nearest kernels copy it; the decomposition did not).
 
 A_d is built from iota arithmetic, so it is a constant of the sizes that
 XLA folds at compile time (the IR has splat constants only; no host
@@ -29,7 +32,8 @@ in f32 (f64 for f64 linear/bicubic) like eager's opmath:
   i0 + 1 clamped, weights 1 - l, l with l = clamp(x - i0, 0, 1);
 - bicubic: the unclamped source x, i = min(floor(x), n-1), t = clamp(x - i,
   0, 1), four taps i-1 .. i+2 clamped into [0, n-1] with Keys' cubic
-  convolution weights (A = -0.75); identity when both dims keep their size.
+  convolution weights (A = -0.75); the backward (only) copies when both
+  dims keep their size.
 Being continuous in x, the linear and cubic weights tolerate the last-bit
 differences of fused arithmetic; nearest's floor(o * s) is one f32 multiply,
 exact on every backend.
@@ -40,7 +44,10 @@ trades flops for no gathers or scatters, which suits accelerators for the
 image sizes interpolation sees.
 """
 
+import math
 import struct
+
+import torch
 
 from torch_xla import _ir
 from torch_xla._ops._common import check_same_device, literal
@@ -340,3 +347,98 @@ def upsample_bicubic2d_backward(grad, output_size, input_size, align_corners,
                                 scales_h=None, scales_w=None):
   return _backward("upsample_bicubic2d_backward", "cubic", grad, output_size,
                    input_size, [scales_h, scales_w], align_corners)
+
+
+# The forward ------------------------------------------------------------------
+
+_KINDS = {
+    "upsample_nearest": "nearest",
+    "_upsample_nearest_exact": "nearest_exact",
+    "upsample_linear": "linear",
+    "upsample_bilinear": "linear",
+    "upsample_trilinear": "linear",
+    "upsample_bicubic": "cubic",
+}
+
+_SCALE_NAMES = {
+    1: ["scales"],
+    2: ["scales_h", "scales_w"],
+    3: ["scales_d", "scales_h", "scales_w"]
+}
+
+
+def forward(schema_name, a):
+  """The upsampling op `schema_name` ("aten::upsample_bilinear2d") on its
+  arguments by schema name (checked): A_d applied along each spatial dim,
+  the same matrices as the backward, so values and gradients agree with
+  eager's kernels (also where a dim keeps its size under a scale factor,
+  which eager copies). None where the decomposition should run instead
+  (non-float input, unusual argument forms)."""
+  name = schema_name.split("::")[-1]
+  rank = int(name[-2])
+  kind = _KINDS[name[:-2]]
+  x = a["input" if "input" in a else "self"]
+  if x.dtype not in (torch.float32, torch.float64, torch.bfloat16,
+                     torch.float16) or x.dim() != rank + 2:
+    return None
+  spatial = list(x.shape[2:])
+  if "scale_factors" in a:  # the .vec overload
+    size, factors = a.get("output_size"), a.get("scale_factors")
+    if (size is None) == (factors is None):
+      return None
+    if size is None:
+      if len(factors) != rank:
+        return None
+      size = [int(math.floor(n * s)) for n, s in zip(spatial, factors)]
+      scales = list(factors)
+    else:
+      scales = [None] * rank
+  else:
+    size = a["output_size"]
+    scales = [a.get(k) for k in _SCALE_NAMES[rank]]
+  size = list(size)
+  if len(size) != rank or min(spatial + size) <= 0:
+    return None
+  check_same_device(name, x)
+  v = xt_of(x)
+  code = v.dtype
+  device = x.device.index
+  acc = _ir.F64 if code == _ir.F64 else _ir.F32
+  matrices = []  # (unlike the backward, eager's cubic forward never copies)
+  for n, m, s in zip(spatial, size, scales):
+    dim = _Dim(n, m, acc, device)
+    matrices.append(_matrix(dim, _taps_of(kind, dim, s,
+                                          a.get("align_corners") or False)))
+  value = _apply(_ir.convert(v, acc), matrices)
+  return wrap(_ir.convert(value, code))
+
+
+def _taps_of(kind, dim, scale, align_corners):
+  if kind == "nearest":
+    return _nearest_taps(dim, scale, exact=False)
+  if kind == "nearest_exact":
+    return _nearest_taps(dim, scale, exact=True)
+  if kind == "linear":
+    return _linear_taps(dim, align_corners, scale)
+  return _cubic_taps(dim, align_corners, scale)
+
+
+def _apply(v, matrices):
+  """A_d (shape [n_out, n_in]) applied along each of the last
+  len(matrices) dims of v."""
+  lead = len(v.dims) - len(matrices)
+  for axis, m in enumerate(matrices):
+    dim = lead + axis
+    attrs = {
+        "lhs_contract": [dim],
+        "rhs_contract": [1],
+        "lhs_batch": [],
+        "rhs_batch": [],
+    }
+    if v.dtype in (_ir.F32, _ir.F64):
+      attrs["precision"] = "HIGHEST"
+    v = _ir._op(_ir.K["dot_general"], [v, m], attrs)
+    rank = len(v.dims)
+    v = _ir.transpose(v, list(range(dim)) + [rank - 1] +
+                      list(range(dim, rank - 1)))
+  return v

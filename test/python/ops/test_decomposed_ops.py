@@ -32,6 +32,13 @@ from op_test_utils import XLA, check_op
     ("trilinear", (1, 1, 2, 3, 4), dict(size=(3, 3, 3), align_corners=False)),
     ("trilinear", (1, 1, 2, 3, 4),
      dict(scale_factor=(2, 1.5, 0.5), align_corners=True)),
+    # A dim keeping its size under a scale factor: eager's linear and
+    # nearest kernels copy it, its cubic forward does not (the
+    # decomposition got the first two wrong).
+    ("bilinear", (1, 2, 3, 4), dict(scale_factor=(1.2, 1.5),
+                                    align_corners=False)),
+    ("nearest", (1, 2, 3, 4), dict(scale_factor=(1.2, 0.5))),
+    ("bicubic", (1, 2, 3, 4), dict(scale_factor=1.2, align_corners=False)),
 ])
 def test_interpolate_values_and_grads_match_eager(mode, shape, kwargs):
   check_op(lambda x: F.interpolate(x, mode=mode, **kwargs),
@@ -44,6 +51,12 @@ def test_interpolate_grads_in_other_dtypes(dtype):
   check_op(lambda x: F.interpolate(x, scale_factor=1.5, mode="bicubic",
                                    align_corners=False),
            torch.randn(1, 2, 4, 5, dtype=dtype))
+
+
+def test_interpolate_integer_input_matches_eager():
+  # Not a float: the decomposition runs (no matrix of weights).
+  check_op(lambda x: F.interpolate(x, scale_factor=1.5, mode="nearest"),
+           torch.randint(0, 255, (1, 2, 3, 4), dtype=torch.uint8))
 
 
 @pytest.mark.parametrize("mode,padding_mode,align_corners", [
