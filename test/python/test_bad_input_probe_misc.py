@@ -14,7 +14,6 @@ from test_bad_input_probe import case, f, ints, params, run
 _NAN, _INF = float("nan"), float("inf")
 
 _A = "helper A (elementwise, masked_ops, csrc/ops): "
-_B = "helper B (reductions): "
 _COMPLEX = ("complex dtypes are not supported on the XLA device (a clear "
             "TypeError; eager computes)")
 
@@ -110,9 +109,14 @@ CASES = [
     case("complex tensor", lambda d: f(d, 2).to(torch.complex64) * 2,
          xfail=_COMPLEX),
     case("polar", lambda d: torch.polar(f(d, 2), f(d, 2)), xfail=_COMPLEX),
-    case("sum dtype bool", lambda d: f(d, 2, 3).sum(dtype=torch.bool),
-         xfail=_B + "a pred sum is a ValueError from the IR; eager "
-         "returns any()"),
+    case("sum dtype bool", lambda d: f(d, 2, 3).sum(dtype=torch.bool)),
+    case("sum dim dtype bool", lambda d: ints(d, [[2, -2], [0, 0]]).sum(
+        1, dtype=torch.bool)),
+    case("prod dtype bool", lambda d: f(d, 2, 3).prod(1, dtype=torch.bool)),
+    case("nansum dtype bool", lambda d: torch.tensor([_NAN, 0.0]).to(
+        d).nansum(dtype=torch.bool)),
+    case("cumsum dtype bool", lambda d: f(d, 3).cumsum(0, dtype=torch.bool),
+         match="\"cumsum_out_cpu\" not implemented for 'Bool'"),
     case("rsub of bool", lambda d: 1 - (f(d, 3) > 0),
          match="Subtraction, the `-` operator, with a bool tensor"),
     case("float minus bool", lambda d: f(d, 3) - (f(d, 3) > 0),

@@ -31,8 +31,16 @@ def _row_shape(x, dim):
   return shape
 
 
+def _check_not_bool(x, kernel):
+  """Eager CPU's NotImplementedError: its sort-based kernels take no
+  bool."""
+  if x.dtype == torch.bool:
+    raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
 @op(aten.kthvalue.default)
 def kthvalue(x, k, dim=-1, keepdim=False):
+  _check_not_bool(x, "kthvalue_cpu")
   if x.dim() == 0:
     v, i = kthvalue(x.reshape(1), k, 0, False)
     return v.reshape(()), i.reshape(())
@@ -58,6 +66,7 @@ def _median_position(x, dim):
 
 @op(aten.median.dim)
 def median_dim(x, dim, keepdim=False):
+  _check_not_bool(x, "median_out")
   if x.dim() == 0:
     return x.clone(), torch.zeros((), dtype=torch.int64, device=x.device)
   dim = canonical_dim(dim, x.dim())
@@ -69,6 +78,7 @@ def median_dim(x, dim, keepdim=False):
 
 @op(aten.median.default)
 def median(x):
+  _check_not_bool(x, "median_cpu")
   if x.numel() == 0:
     return torch.full((), float("nan"), dtype=x.dtype, device=x.device)
   flat = x.reshape(-1)

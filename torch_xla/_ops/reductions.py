@@ -91,7 +91,15 @@ def _result_code(x, dtype) -> int:
 # sum, mean, prod.
 
 
+def _bool_reduce(x, dim, keepdim, kind):
+  """sum/prod in dtype=torch.bool, as eager computes them: any / all of
+  x != 0 (a NaN counts as nonzero), never a wrapped integer sum."""
+  return _XLAC._any_all(x, reduction_dims(dim, x.dim()), kind, keepdim)
+
+
 def _sum(x, dim, keepdim, dtype):
+  if dtype == torch.bool:
+    return _bool_reduce(x, dim, keepdim, "or")
   # Built by ops/reduction_ops.h, as the C++ fast rules build it.
   return _XLAC._sum(x, reduction_dims(dim, x.dim()), keepdim,
                     _result_code(x, dtype))
@@ -129,6 +137,8 @@ def mean_dim(x, dim, keepdim=False, dtype=None):
 
 
 def _prod(x, dim, keepdim, dtype):
+  if dtype == torch.bool:
+    return _bool_reduce(x, dim, keepdim, "and")
   return _XLAC._prod(x, reduction_dims(dim, x.dim()), keepdim,
                      _result_code(x, dtype))
 
@@ -202,6 +212,8 @@ def min_dim(x, dim, keepdim=False):
 def _arg_extreme(name, kind):
 
   def rule(x, dim=None, keepdim=False):
+    if x.dtype == torch.bool:
+      raise RuntimeError(f"{name}(): does not support bool input")
     if dim is not None:
       d = canonical_dim(dim, x.dim())
       if x.dim():
@@ -330,6 +342,10 @@ def scan(v, d: int, kind: str):
 def _cumulative(kind):
 
   def rule(x, dim, *, dtype=None):
+    if dtype == torch.bool and x.dim() and x.numel():  # eager CPU's error
+      name = "cumsum" if kind == "add" else "cumprod"
+      raise NotImplementedError(
+          f"\"{name}_out_cpu\" not implemented for 'Bool'")
     d = canonical_dim(dim, x.dim())
     code = _result_code(x, dtype)
     v = _ir.convert(xt_of(x), acc_code(code))
@@ -410,5 +426,7 @@ def topk(x, k, dim=-1, largest=True, sorted=True):
   n = x.shape[d] if x.dim() else 1
   if not 0 <= k <= n:
     raise RuntimeError("selected index k out of range")
+  if x.dtype == torch.bool:  # eager CPU's error (eager CUDA computes)
+    raise RuntimeError("topk does not support bool dtypes (as on CPU)")
   values, indices = _sort_first(x, dim, k, largest)
   return wrap(values), wrap(indices)
