@@ -220,8 +220,13 @@ CASES = [
         ints(d, [[1, 2]]), ints(d, [0]))),
     case("mse_loss shapes", lambda d: F.mse_loss(f(d, 2, 3), f(d, 3, 2))),
     case("bce input above 1", lambda d: F.binary_cross_entropy(
-        f(d, 3) + 2, f(d, 3) * 0), xfail="helper B (losses): input outside "
-         "[0, 1] gives NaN; eager raises (a device-side check would do)"),
+        f(d, 3) + 2, f(d, 3) * 0),
+         match="all elements of input should be between 0 and 1"),
+    case("bce target above 1", lambda d: F.binary_cross_entropy(
+        f(d, 3).sigmoid(), f(d, 3) + 2),
+         match="all elements of target should be between 0 and 1"),
+    case("bce ok", lambda d: F.binary_cross_entropy(
+        f(d, 3).sigmoid(), torch.tensor([0.0, 1.0, 0.5]).to(d))),
     case("bce target shape", lambda d: F.binary_cross_entropy(
         f(d, 3).sigmoid(), f(d, 2).sigmoid())),
     case("kl_div shapes", lambda d: F.kl_div(f(d, 2, 3), f(d, 3, 2))),

@@ -445,4 +445,19 @@ absl::StatusOr<Value> BinaryCrossEntropyWithLogits(Value x, Value target,
   return Finish(std::move(loss), reduction, dtype);
 }
 
+absl::StatusOr<Value> OutsideUnitInterval(Value x) {
+  const std::vector<int64_t> dims = x.shape().dims;
+  const DType dtype = x.shape().dtype;
+  TXLA_ASSIGN_OR_RETURN(Value zero, MakeLiteral(0.0, dtype, dims));
+  TXLA_ASSIGN_OR_RETURN(Value one, MakeLiteral(1.0, dtype, dims));
+  // x >= 0 and x <= 1 are both false for NaN.
+  TXLA_ASSIGN_OR_RETURN(Value at_least, Compare(x, std::move(zero), "GE"));
+  TXLA_ASSIGN_OR_RETURN(Value at_most, Compare(x, std::move(one), "LE"));
+  TXLA_ASSIGN_OR_RETURN(Value inside, Apply(OpKind::kAnd, std::move(at_least),
+                                            std::move(at_most)));
+  TXLA_ASSIGN_OR_RETURN(Value outside, Apply(OpKind::kNot, std::move(inside)));
+  if (dims.empty()) return outside;
+  return MakeReduce(std::move(outside), Range(0, dims.size()), "or", false);
+}
+
 }  // namespace torch_xla::ops

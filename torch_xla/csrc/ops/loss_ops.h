@@ -75,6 +75,10 @@ absl::StatusOr<Value> HuberLossBackward(Value grad, Value x, Value target,
 // clamped at -100 as eager's; `weight` may be null.
 absl::StatusOr<Value> BinaryCrossEntropy(Value x, Value target, Value weight,
                                          Reduction reduction);
+// A pred 0-d value: true when some element of the floating `x` (the input
+// or target of binary_cross_entropy) is outside [0, 1] or NaN; a device-side
+// value check (torch_xla/_device_checks.py).
+absl::StatusOr<Value> OutsideUnitInterval(Value x);
 // Its gradient: g w (p - t) / max(p (1 - p), 1e-12).
 absl::StatusOr<Value> BinaryCrossEntropyBackward(Value grad, Value x,
                                                  Value target, Value weight,

@@ -324,6 +324,18 @@ void InitIndexBindings(py::module_& m) {
       py::arg("exempt") = std::nullopt,
       "A pred 0-d handle: some element of `index` lies outside [low, size) "
       "and is not `exempt` (ops/index_ops.h; a device-side index check).");
+  m.def(
+      "_outside_unit_interval",
+      [](py::handle x) {
+        Operand in = Read(x);
+        return XlaTensor::FromIr(
+            ValueOrThrow(ops::OutsideUnitInterval(in.value)),
+            in.tensor->device());
+      },
+      py::arg("x"),
+      "A pred 0-d handle: some element of the floating `x` is outside "
+      "[0, 1] or NaN (ops/loss_ops.h; binary_cross_entropy's device-side "
+      "check).");
 }
 
 void InitReductionOpBindings(py::module_& m) {
