@@ -1,8 +1,9 @@
 #ifndef TORCH_XLA_CSRC_OPS_BUILD_UTIL_H_
 #define TORCH_XLA_CSRC_OPS_BUILD_UTIL_H_
 
-// Value-level shorthands the nn builders (loss_ops, norm_ops, index_ops)
-// share: the nodes torch_xla/_ir.py builds, as Values. Each fails with the
+// Value-level shorthands the op builders share (the nn families, and the
+// elementwise ones through elementwise_util.h): the nodes torch_xla/_ir.py
+// builds, as Values. Each fails with the
 // shape rule's status (ir/builder.h).
 
 #include <cstdint>
@@ -43,6 +44,12 @@ inline absl::StatusOr<Value> Iota(DType dtype, std::vector<int64_t> dims,
   return Value(std::move(node));
 }
 
+// `value` as a literal of `like`'s dtype and shape.
+inline absl::StatusOr<Value> LiteralLike(double value, const Value& like) {
+  return MakeLiteral(value, like.shape().dtype, like.shape().dims);
+}
+
+// direction: "EQ", "NE", "LT", "LE", "GT", "GE"; a pred Value.
 inline absl::StatusOr<Value> Compare(Value a, Value b,
                                      absl::string_view direction) {
   TXLA_ASSIGN_OR_RETURN(NodePtr node,
