@@ -312,6 +312,25 @@ absl::StatusOr<int> Client::DeviceOrdinalOf(const Buffer& buffer) const {
       " buffer is on a device this process cannot address"));
 }
 
+absl::StatusOr<OwnedLoadedExecutable> Client::PluginCompile(
+    absl::string_view mlir_text, const CompileSpec& spec) {
+  std::string options = SerializeCompileOptions(spec);
+  std::string code(mlir_text);
+  static constexpr char kFormat[] = "mlir";
+  auto program = MakeArgs<PJRT_Program>(PJRT_Program_STRUCT_SIZE);
+  program.code = code.data();
+  program.code_size = code.size();
+  program.format = kFormat;
+  program.format_size = sizeof(kFormat) - 1;
+  auto args = PJRT_ARGS(PJRT_Client_Compile);
+  args.client = client_.get();
+  args.program = &program;
+  args.compile_options = options.data();
+  args.compile_options_size = options.size();
+  PJRT_RETURN_IF_ERROR(api_, PJRT_Client_Compile, args);
+  return OwnedLoadedExecutable(args.executable, LoadedExecutableDeleter{api_});
+}
+
 absl::StatusOr<ExecutablePtr> Client::Compile(absl::string_view mlir_text,
                                               const CompileSpec& spec) {
   static metrics::Metric* time =
@@ -363,22 +382,10 @@ absl::StatusOr<ExecutablePtr> Client::Compile(absl::string_view mlir_text,
   }
   if (remote > 0) return CompileAcrossProcesses(mlir_text, resolved);
 
-  std::string options = SerializeCompileOptions(resolved);
-  std::string code(mlir_text);
-  static constexpr char kFormat[] = "mlir";
-  auto program = MakeArgs<PJRT_Program>(PJRT_Program_STRUCT_SIZE);
-  program.code = code.data();
-  program.code_size = code.size();
-  program.format = kFormat;
-  program.format_size = sizeof(kFormat) - 1;
-  auto args = PJRT_ARGS(PJRT_Client_Compile);
-  args.client = client_.get();
-  args.program = &program;
-  args.compile_options = options.data();
-  args.compile_options_size = options.size();
-  PJRT_RETURN_IF_ERROR(api_, PJRT_Client_Compile, args);
-  OwnedLoadedExecutable loaded(args.executable,
-                               LoadedExecutableDeleter{api_});
+  absl::StatusOr<OwnedLoadedExecutable> compiled =
+      PluginCompile(mlir_text, resolved);
+  if (!compiled.ok()) return compiled.status();
+  OwnedLoadedExecutable loaded = *std::move(compiled);
 
   auto get = PJRT_ARGS(PJRT_LoadedExecutable_GetExecutable);
   get.loaded_executable = loaded.get();

@@ -235,6 +235,10 @@ class Client {
   // 0).
   absl::StatusOr<GlobalDevice> DescribeDevice(PJRT_Device* device,
                                               bool with_process_index) const;
+  // PJRT_Client_Compile of `mlir_text` under `spec`'s compile options: the
+  // loaded executable, or the plugin's own error.
+  absl::StatusOr<OwnedLoadedExecutable> PluginCompile(
+      absl::string_view mlir_text, const CompileSpec& spec);
   // Compile of a program whose devices include other processes' (multi-
   // process SPMD): the plugin is asked, and the error says what runs such
   // a program (executing it across processes is not wired here).

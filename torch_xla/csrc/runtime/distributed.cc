@@ -254,25 +254,7 @@ absl::Status Client::DiscoverGlobalDevices() {
 absl::Status Client::CompileAcrossProcesses(absl::string_view mlir_text,
                                             const CompileSpec& spec) {
   // Asks the plugin itself, so the error carries its own words.
-  std::string options = SerializeCompileOptions(spec);
-  std::string code(mlir_text);
-  static constexpr char kFormat[] = "mlir";
-  auto program = MakeArgs<PJRT_Program>(PJRT_Program_STRUCT_SIZE);
-  program.code = code.data();
-  program.code_size = code.size();
-  program.format = kFormat;
-  program.format_size = sizeof(kFormat) - 1;
-  auto args = PJRT_ARGS(PJRT_Client_Compile);
-  args.client = client_.get();
-  args.program = &program;
-  args.compile_options = options.data();
-  args.compile_options_size = options.size();
-  absl::Status compiled =
-      ToStatus(api_, api_->PJRT_Client_Compile(&args), "PJRT_Client_Compile");
-  if (compiled.ok()) {
-    OwnedLoadedExecutable discard(args.executable,
-                                  LoadedExecutableDeleter{api_});
-  }
+  const absl::Status compiled = PluginCompile(mlir_text, spec).status();
   const std::string what = absl::StrCat(
       "the program is partitioned over ", spec.device_ids.size(),
       " devices of ", topology_.process_count, " processes (multi-process "
