@@ -50,7 +50,7 @@ import struct
 import torch
 
 from torch_xla import _ir
-from torch_xla._ops._common import check_same_device, literal
+from torch_xla._ops._common import apply_matrix, check_same_device, literal
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import wrap, xt_of
 
@@ -428,17 +428,5 @@ def _apply(v, matrices):
   len(matrices) dims of v."""
   lead = len(v.dims) - len(matrices)
   for axis, m in enumerate(matrices):
-    dim = lead + axis
-    attrs = {
-        "lhs_contract": [dim],
-        "rhs_contract": [1],
-        "lhs_batch": [],
-        "rhs_batch": [],
-    }
-    if v.dtype in (_ir.F32, _ir.F64):
-      attrs["precision"] = "HIGHEST"
-    v = _ir._op(_ir.K["dot_general"], [v, m], attrs)
-    rank = len(v.dims)
-    v = _ir.transpose(v, list(range(dim)) + [rank - 1] +
-                      list(range(dim, rank - 1)))
+    v = apply_matrix(v, m, lead + axis)
   return v

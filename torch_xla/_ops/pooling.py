@@ -32,7 +32,7 @@ import math
 import torch
 
 from torch_xla import _dtypes, _ir
-from torch_xla._ops._common import check_same_device, literal
+from torch_xla._ops._common import apply_matrix, check_same_device, literal
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import wrap, xt_of
 
@@ -412,20 +412,7 @@ def _adaptive(v, in_size, out_size, device, transpose=False):
       m = _adaptive_matrix(in_size[axis], out_size[axis], v.dtype, device)
     else:
       m = _adaptive_matrix(out_size[axis], in_size[axis], v.dtype, device)
-    dim = nlead + axis
-    attrs = {
-        "lhs_contract": [dim],
-        "rhs_contract": [0 if transpose else 1],
-        "lhs_batch": [],
-        "rhs_batch": [],
-    }
-    if v.dtype in (_ir.F32, _ir.F64):
-      attrs["precision"] = "HIGHEST"
-    # The contracted dim's replacement lands last: move it back.
-    v = _ir._op(_ir.K["dot_general"], [v, m], attrs)
-    rank = len(v.dims)
-    v = _ir.transpose(v, list(range(dim)) + [rank - 1] +
-                      list(range(dim, rank - 1)))
+    v = apply_matrix(v, m, nlead + axis, transposed=transpose)
   return v
 
 
