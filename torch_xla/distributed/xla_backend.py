@@ -22,7 +22,8 @@ return early there).
 
 'xla://' joins the job (torch_xla/distributed/_world.py) and hands
 torch.distributed the job's own store, rank = xr.global_ordinal() and world
-size = xr.world_size(), so no second coordinator is needed.
+size = xr.world_size() (under SPMD, as upstream: the process index and
+count), so no second coordinator is needed.
 
 Replica threads (a process driving several devices, a thread per device:
 torch_xla.launch with PJRT_LOCAL_PROCESS_COUNT, or spawn_threads) each call
@@ -234,6 +235,12 @@ def _xla_rendezvous(url, timeout=datetime.timedelta(minutes=30), **kwargs):
   store = _world.store()
   if store is None:
     store = dist.HashStore()
+  if xr.is_spmd():
+    # Under SPMD a process is one participant, whatever devices it drives
+    # (upstream: rank = process index, world size = process count); a CPU
+    # group ('gloo') over it coordinates host work such as checkpoints.
+    yield store, xr.process_index(), xr.process_count()
+    return
   yield store, xr.global_ordinal(), xr.world_size()
 
 
