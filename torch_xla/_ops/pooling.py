@@ -1,40 +1,33 @@
 """Pooling (2-d and 3-d; 1-d comes here through PyTorch's decomposition):
 max (with indices), average, adaptive average and max; the backwards.
 
-Windows are IR window ops, native on every PJRT backend:
-- max pooling is one `reduce_window` of kind argmax over (x, flat index
-  into the input plane): the first maximum and its index, or the last NaN,
-  as eager's CPU kernel picks; padding never wins;
-- its backward is one `select_and_scatter` (the same choice, recomputed
-  from the input) when dilation is 1; dilated windows (which
-  select_and_scatter lacks) and adaptive max pooling scatter-add the
-  gradient to the saved indices;
-- average pooling is a window sum divided by the window sums of a 0/1 mask
-  (a constant of the geometry: 1 over the input, and over the explicit
-  padding when it counts);
-- its backward is the transpose of the strided window sum: a window sum of
-  the scaled gradient spread by the stride (base dilation) and padded by
-  k - 1 - p.
-
-Adaptive average pooling with equal windows (output divides input) is a
-window sum too; otherwise it multiplies by the [out, in] averaging matrix
-of each spatial dim (a dot per dim). Adaptive max pooling with equal windows is
-the argmax window; otherwise it gathers each window's rows and columns at
-their longest length (short windows repeat their last element, which never
-changes the first maximum).
+Each rule checks eager's arguments here (shapes only, eager's error classes
+and texts), works out the window geometry (kernel, stride, padding, the
+extra high padding ceil_mode's last window needs, dilation) and makes one
+call into its C++ builder (torch_xla/csrc/ops/pooling_ops.h, through
+_XLAC._max_pool, _avg_pool, _adaptive_avg_pool, _adaptive_max_pool and
+their backwards), which holds the semantics as IR window ops:
+- max pooling: one `reduce_window` argmax over (x, flat index into the
+  input plane), the first maximum or the last NaN as eager picks; its
+  backward one `select_and_scatter` (undilated windows) or a scatter-add
+  of the gradient to the saved indices;
+- average pooling: a window sum over the window sums of a 0/1 mask, in
+  f32 for bf16/f16; its backward the transpose of the strided window sum;
+- adaptive average pooling: a window sum where the output divides the
+  input, else one dot per spatial dim with its averaging matrix;
+- adaptive max pooling: max pooling where the output divides the input,
+  else one argmax per spatial dim over each window gathered at its longest
+  length (a graph whose size does not grow with the windows).
 
 Cost: one pass over the input per op; no buffer beyond the result (and, for
 max pooling, an int64 index plane broadcast over the batch).
 """
 
-import math
-
 import torch
 
-from torch_xla import _dtypes, _ir
-from torch_xla._ops._common import apply_matrix, check_same_device, literal
+from torch_xla import _XLAC, _dtypes
+from torch_xla._ops._common import check_same_device
 from torch_xla._ops.registry import aten, op
-from torch_xla._tensor import wrap, xt_of
 
 _COUNT_WORDS = {2: "two", 3: "three"}
 
@@ -115,23 +108,25 @@ class _Geometry:
                        reach[i] - self.input[i] - self.padding[i])
                    for i in range(nsp)]
 
-  def window(self, pad=True):
-    """Keyword arguments of the window ops over a handle of x's rank."""
-    ones, zeros = [1] * self.lead, [0] * self.lead
-    kwargs = dict(window=ones + self.kernel, strides=ones + self.stride)
-    if pad:
-      kwargs.update(pad_lo=zeros + self.padding, pad_hi=zeros + self.pad_hi)
-    return kwargs
+  def args(self):
+    """The window as the pooling bindings take it: kernel, stride, pad_lo,
+    pad_hi, dilation (one entry per spatial dim)."""
+    return (self.kernel, self.stride, self.padding, self.pad_hi,
+            self.dilation)
 
-  def flat_index(self, dims, device):
-    """int64 handle of `dims`: each element's flat index into its input
-    plane (h * W + w, or d * H * W + h * W + w)."""
-    plane = 1
-    for s in self.input:
-      plane *= s
-    index = _ir.reshape(_ir.iota(_ir.S64, [plane], 0, device), self.input)
-    return _ir.broadcast_in_dim(index, dims,
-                                list(range(self.lead, len(dims))))
+  def check_pooled(self, t, x):
+    """Eager's check that `t` (a gradient or indices) has x's rank and the
+    pooled channel and spatial sizes."""
+    ndim = x.dim()
+    expected = [x.shape[-self.nsp - 1]] + self.out
+    for i, size in enumerate(expected):
+      d = ndim - self.nsp - 1 + i
+      got = t.shape[d] if t.dim() > d else None
+      if t.dim() != ndim or got != size:
+        raise RuntimeError(
+            f"Expected a tensor of dimension {ndim} and tensor.size[{d}] == "
+            f"{size} but got: dimension {t.dim()} and tensor.size[{d}] = "
+            f"{got}")
 
 
 def _check_not_bool(name, x):
@@ -144,15 +139,7 @@ def _max_pool(name, x, kernel_size, stride, padding, dilation, ceil_mode,
   _check_not_bool(name, x)
   geo = _Geometry(name, x, kernel_size, stride, padding, dilation, ceil_mode,
                   nsp)
-  v = xt_of(x)
-  if x.numel() == 0:  # an empty batch: no window to reduce
-    dims = v.dims[:geo.lead] + geo.out
-    return (wrap(literal(0, v.dtype, dims, x.device.index)),
-            wrap(literal(0, _ir.S64, dims, x.device.index)))
-  values, indices = _ir.reduce_window(
-      [v, geo.flat_index(v.dims, x.device.index)], "argmax",
-      win_dilation=[1] * geo.lead + geo.dilation, **geo.window())
-  return wrap(values), wrap(indices)
+  return _XLAC._max_pool(x, *geo.args())
 
 
 @op(aten.max_pool2d_with_indices.default)
@@ -169,51 +156,27 @@ def max_pool3d_with_indices(x, kernel_size, stride=(), padding=0,
                    ceil_mode, 3)
 
 
-def _scatter_to_indices(name, grad, x, indices, nsp=2):
-  """Adds each grad element to the input position its index names (a flat
-  index into its input plane): the backward of max pools."""
+def _check_indices(name, grad, x, indices, nsp):
+  """grad and indices agree, and have x's leading dims (what scattering
+  grad to the indices needs)."""
   check_same_device(name, grad, x, indices)
-  g = xt_of(grad)
-  idx = xt_of(indices)
-  dims = list(x.shape)
-  lead = len(dims) - nsp
-  plane = math.prod(dims[lead:])
-  planes = math.prod(dims[:lead])
-  per_plane = math.prod(g.dims[lead:])
-  if list(indices.shape) != g.dims or g.dims[:lead] != dims[:lead]:
+  lead = x.dim() - nsp
+  if (list(indices.shape) != list(grad.shape) or
+      list(grad.shape[:lead]) != list(x.shape[:lead])):
     raise RuntimeError(
-        f"{name}: grad_output {g.dims}, indices {list(indices.shape)} and "
-        f"input {dims} must agree on all but the last {nsp} dims (and "
-        f"grad_output and indices on all)")
-  device = x.device.index
-  # Flat index into all planes: plane number * plane size + index in plane.
-  base = _ir.binary(
-      "multiply", _ir.iota(_ir.S64, [planes, per_plane], 0, device),
-      literal(plane, _ir.S64, [planes, per_plane], device))
-  flat = _ir.binary("add", base,
-                    _ir.reshape(_ir.convert(idx, _ir.S64),
-                                [planes, per_plane]))
-  flat = _ir.reshape(flat, [planes * per_plane, 1])
-  zeros = literal(0, g.dtype, [planes * plane], device)
-  out = _ir.scatter(
-      zeros, flat, _ir.reshape(g, [planes * per_plane]),
-      window_dims=[], inserted_dims=[0], scatter_dim_map=[0],
-      index_vec_dim=1, kind="add")
-  return wrap(_ir.reshape(out, dims))
+        f"{name}: grad_output {list(grad.shape)}, indices "
+        f"{list(indices.shape)} and input {list(x.shape)} must agree on all "
+        f"but the last {nsp} dims (and grad_output and indices on all)")
 
 
 def _max_pool_backward(name, grad, x, kernel_size, stride, padding, dilation,
                        ceil_mode, indices, nsp):
   geo = _Geometry(name, x, kernel_size, stride, padding, dilation, ceil_mode,
                   nsp)
-  if any(d != 1 for d in geo.dilation) or list(grad.shape) != list(
-      indices.shape) or grad.dtype != x.dtype:
-    return _scatter_to_indices(name, grad, x, indices, nsp)
-  check_same_device(name, grad, x, indices)
-  g = xt_of(grad)
-  if g.dims != list(x.shape[:geo.lead]) + geo.out:
-    return _scatter_to_indices(name, grad, x, indices, nsp)
-  return wrap(_ir.select_and_scatter(xt_of(x), g, "max", **geo.window()))
+  geo.check_pooled(grad, x)
+  geo.check_pooled(indices, x)
+  _check_indices(name, grad, x, indices, nsp)
+  return _XLAC._max_pool_backward(grad, x, indices, *geo.args())
 
 
 @op(aten.max_pool2d_with_indices_backward.default)
@@ -232,44 +195,6 @@ def max_pool3d_with_indices_backward(grad, x, kernel_size, stride, padding,
                             ceil_mode, indices, 3)
 
 
-@op(aten.adaptive_max_pool2d_backward.default)
-def adaptive_max_pool2d_backward(grad, x, indices):
-  return _scatter_to_indices("adaptive_max_pool2d_backward", grad, x, indices)
-
-
-def _lowest(code, device):
-  if code in _ir.FLOAT_CODES:
-    return literal(-math.inf, code, (), device)
-  bits = {_ir.S64: 64, _ir.S32: 32, _ir.S16: 16, _ir.S8: 8}.get(code)
-  return literal(-(1 << (bits - 1)) if bits else 0, code, (), device)
-
-
-def _accumulation(code):
-  return _ir.F32 if code in (_ir.BF16, _ir.F16) else code
-
-
-def _window_sum(v, geo, pad=True):
-  return _ir.reduce_window([v], "sum", **geo.window(pad))[0]
-
-
-def _divisor(geo, count_include_pad, divisor_override, code, device):
-  """Per output position divisor [*out] (a constant of the geometry)."""
-  if divisor_override:
-    return literal(divisor_override, code, geo.out, device)
-  window = dict(window=geo.kernel, strides=geo.stride)
-  if count_include_pad:
-    # 1 over the input and its explicit padding, 0 over the ceil_mode
-    # overhang.
-    ones = literal(1, code, [geo.input[i] + 2 * geo.padding[i]
-                             for i in range(geo.nsp)], device)
-    extra = [geo.pad_hi[i] - geo.padding[i] for i in range(geo.nsp)]
-    return _ir.reduce_window([ones], "sum", pad_lo=[0] * geo.nsp,
-                             pad_hi=extra, **window)[0]
-  ones = literal(1, code, geo.input, device)
-  return _ir.reduce_window([ones], "sum", pad_lo=geo.padding,
-                           pad_hi=geo.pad_hi, **window)[0]
-
-
 def _check_avg(name, x, divisor_override):
   _check_not_bool(name, x)
   if divisor_override is not None and divisor_override == 0:
@@ -280,22 +205,8 @@ def _avg_pool(name, x, kernel_size, stride, padding, ceil_mode,
               count_include_pad, divisor_override, nsp):
   _check_avg(name, x, divisor_override)
   geo = _Geometry(name, x, kernel_size, stride, padding, 1, ceil_mode, nsp)
-  v = xt_of(x)
-  code = v.dtype
-  device = x.device.index
-  if x.numel() == 0:  # an empty batch: no window to reduce
-    return wrap(literal(0, code, v.dims[:geo.lead] + geo.out, device))
-  if code not in _ir.FLOAT_CODES:
-    # Eager divides integer sums with truncation.
-    total = _window_sum(v, geo)
-    divisor = _divisor(geo, count_include_pad, divisor_override, code, device)
-    return wrap(_ir.binary("divide", total,
-                           _ir.broadcast_to(divisor, total.dims)))
-  acc = _accumulation(code)
-  total = _window_sum(_ir.convert(v, acc), geo)
-  divisor = _divisor(geo, count_include_pad, divisor_override, acc, device)
-  out = _ir.binary("divide", total, _ir.broadcast_to(divisor, total.dims))
-  return wrap(_ir.convert(out, code))
+  return _XLAC._avg_pool(x, *geo.args()[:4], bool(count_include_pad),
+                         divisor_override)
 
 
 @op(aten.avg_pool2d.default)
@@ -317,23 +228,9 @@ def _avg_pool_backward(name, grad, x, kernel_size, stride, padding,
   check_same_device(name, grad, x)
   _check_avg(name, x, divisor_override)
   geo = _Geometry(name, x, kernel_size, stride, padding, 1, ceil_mode, nsp)
-  g = xt_of(grad)
-  code = g.dtype
-  acc = _accumulation(code)
-  device = x.device.index
-  g = _ir.convert(g, acc)
-  divisor = _divisor(geo, count_include_pad, divisor_override, acc, device)
-  g = _ir.binary("divide", g, _ir.broadcast_to(divisor, g.dims))
-  # The transpose of a strided window sum: spread g by the stride, pad by
-  # k - 1 - p below and up to the input's size above, sum windows of k.
-  ones, zeros = [1] * geo.lead, [0] * geo.lead
-  lo = [geo.kernel[i] - 1 - geo.padding[i] for i in range(nsp)]
-  hi = [geo.input[i] + geo.padding[i] - (geo.out[i] - 1) * geo.stride[i] - 1
-        for i in range(nsp)]
-  out = _ir.reduce_window([g], "sum", window=ones + geo.kernel,
-                          pad_lo=zeros + lo, pad_hi=zeros + hi,
-                          base_dilation=ones + geo.stride)[0]
-  return wrap(_ir.convert(out, code))
+  geo.check_pooled(grad, x)
+  return _XLAC._avg_pool_backward(grad, x, *geo.args()[:4],
+                                  bool(count_include_pad), divisor_override)
 
 
 @op(aten.avg_pool2d_backward.default)
@@ -356,11 +253,16 @@ def _adaptive_size(x, output_size, n=2, name=None):
   """The output's n spatial sizes (None: the input's), checked as eager
   (name: the op, adaptive_avg_pool{n}d by default)."""
   name = name or f"adaptive_avg_pool{n}d"
+  is_max = name.startswith("adaptive_max")
+  if is_max and isinstance(output_size, (list, tuple)) and len(
+      output_size) != n:
+    raise RuntimeError(
+        f"{name}(): internal error: output_size.size() must be {n}")
   size = _tuple(output_size, "output_size", n)
   if x.dim() not in (n + 1, n + 2):
     raise RuntimeError(
-        f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got "
-        f"{list(x.shape)}")
+        f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got"
+        f"{':' if is_max else ''} {list(x.shape)}")
   for d in range(x.dim() - n - 1, x.dim()):
     if x.shape[d] == 0:
       raise RuntimeError(
@@ -370,7 +272,7 @@ def _adaptive_size(x, output_size, n=2, name=None):
   if any(s is None for s in size):
     size = [x.shape[-n + i] if s is None else s for i, s in enumerate(size)]
   if any(s < 0 for s in size):
-    if name.startswith("adaptive_max"):  # eager fails making the result
+    if is_max:  # eager fails making the result
       shape = list(x.shape[:-n]) + size
       raise RuntimeError(f"Trying to create tensor with negative dimension "
                          f"{min(size)}: {shape}")
@@ -379,41 +281,17 @@ def _adaptive_size(x, output_size, n=2, name=None):
   return size
 
 
-def _adaptive_matrix(out, size, code, device):
-  """[out, size] averaging matrix: row i is 1/len over eager's window
-  [floor(i*size/out), ceil((i+1)*size/out))."""
-  i = _ir.iota(_ir.S64, [out, size], 0, device)
-  j = _ir.iota(_ir.S64, [out, size], 1, device)
-
-  def lit(v):
-    return literal(v, _ir.S64, [out, size], device)
-
-  start = _ir.binary("divide", _ir.binary("multiply", i, lit(size)), lit(out))
-  end = _ir.binary(
-      "divide",
-      _ir.binary("add",
-                 _ir.binary("multiply", _ir.binary("add", i, lit(1)),
-                            lit(size)), lit(out - 1)), lit(out))
-  inside = _ir.binary("and", _ir.compare(j, start, "GE"),
-                      _ir.compare(j, end, "LT"))
-  length = _ir.convert(_ir.binary("subtract", end, start), code)
-  one = literal(1, code, [out, size], device)
-  zero = literal(0, code, [out, size], device)
-  return _ir.select(inside, _ir.binary("divide", one, length), zero)
+def _check_float(name, x):
+  if not x.dtype.is_floating_point:
+    raise NotImplementedError(
+        f"\"{name}\" not implemented for "
+        f"'{_dtypes.scalar_type_name(x.dtype)}'")
 
 
-def _adaptive(v, in_size, out_size, device, transpose=False):
-  """Applies the separable averaging matrices over the last len(in_size)
-  dims of handle v (sizes in_size -> out_size); with `transpose`, their
-  transposes (the backward, where in_size is the forward's output size)."""
-  nlead = len(v.dims) - len(in_size)
-  for axis in range(len(in_size)):
-    if transpose:
-      m = _adaptive_matrix(in_size[axis], out_size[axis], v.dtype, device)
-    else:
-      m = _adaptive_matrix(out_size[axis], in_size[axis], v.dtype, device)
-    v = apply_matrix(v, m, nlead + axis, transposed=transpose)
-  return v
+def _adaptive_avg_pool(x, output_size, n):
+  out = _adaptive_size(x, output_size, n)
+  _check_float(f"adaptive_avg_pool{n}d_cpu", x)
+  return _XLAC._adaptive_avg_pool(x, out)
 
 
 @op(aten._adaptive_avg_pool2d.default)
@@ -426,29 +304,9 @@ def adaptive_avg_pool3d(x, output_size):
   return _adaptive_avg_pool(x, output_size, 3)
 
 
-def _adaptive_avg_pool(x, output_size, n):
-  out = _adaptive_size(x, output_size, n)
-  v = xt_of(x)
-  code = v.dtype
-  if code not in _ir.FLOAT_CODES:
-    raise NotImplementedError(
-        f"\"adaptive_avg_pool{n}d_cpu\" not implemented for "
-        f"'{_dtypes.scalar_type_name(x.dtype)}'")
-  device = x.device.index
-  size = list(x.shape[-n:])
-  lead = v.dims[:-n]
-  acc = _accumulation(code)
-  v = _ir.convert(v, acc)
-  if all(s % o == 0 for s, o in zip(size, out) if o):
-    if 0 in out:
-      return wrap(literal(0, code, lead + out, device))
-    # Equal windows: a window sum, exactly eager's arithmetic.
-    k = [s // o for s, o in zip(size, out)]
-    ones = [1] * len(lead)
-    v = _ir.reduce_window([v], "sum", window=ones + k, strides=ones + k)[0]
-    v = _ir.binary("divide", v, literal(math.prod(k), acc, v.dims, device))
-    return wrap(_ir.convert(v, code))
-  return wrap(_ir.convert(_adaptive(v, size, out, device), code))
+def _adaptive_avg_pool_backward(grad, x, n):
+  check_same_device(f"adaptive_avg_pool{n}d_backward", grad, x)
+  return _XLAC._adaptive_avg_pool_backward(grad, x, n)
 
 
 @op(aten._adaptive_avg_pool2d_backward.default)
@@ -461,109 +319,37 @@ def adaptive_avg_pool3d_backward(grad, x):
   return _adaptive_avg_pool_backward(grad, x, 3)
 
 
-def _adaptive_avg_pool_backward(grad, x, n):
-  check_same_device(f"adaptive_avg_pool{n}d_backward", grad, x)
-  g = xt_of(grad)
-  code = g.dtype
-  acc = _accumulation(code)
-  device = x.device.index
-  size = list(x.shape[-n:])
-  out = g.dims[-n:]
-  lead = g.dims[:-n]
-  g = _ir.convert(g, acc)
-  if 0 in out:
-    return wrap(literal(0, code, list(x.shape), device))
-  if all(s % o == 0 for s, o in zip(size, out)):
-    k = [s // o for s, o in zip(size, out)]
-    nl = len(lead)
-    g = _ir.binary("divide", g, literal(math.prod(k), acc, g.dims, device))
-    # Each output element spread over its window: [.., o0, k0, o1, k1, ..].
-    g = _ir.broadcast_in_dim(
-        g, lead + [d for o, kk in zip(out, k) for d in (o, kk)],
-        list(range(nl)) + [nl + 2 * i for i in range(n)])
-    return wrap(_ir.convert(_ir.reshape(g, list(x.shape)), code))
-  return wrap(_ir.convert(_adaptive(g, out, size, device, transpose=True),
-                          code))
-
-
-def _adaptive_rows(out, size, j, device):
-  """[out] index of the j-th element of each adaptive window (clamped to
-  the window's last element, so short windows repeat it)."""
-  i = _ir.iota(_ir.S64, [out], 0, device)
-
-  def lit(v):
-    return literal(v, _ir.S64, [out], device)
-
-  start = _ir.binary("divide", _ir.binary("multiply", i, lit(size)), lit(out))
-  end = _ir.binary(
-      "divide",
-      _ir.binary("add", _ir.binary("multiply", i, lit(size)),
-                 lit(size + out - 1)), lit(out))
-  return _ir.binary("minimum", _ir.binary("add", start, lit(j)),
-                    _ir.binary("subtract", end, lit(1)))
-
-
-def _take(v, index, axis):
-  """v[..., index, ...] along `axis` (1 or 2) of a rank-3 handle."""
-  dims = v.dims
-  sizes = list(dims)
-  sizes[axis] = 1
-  offset = [0, 2] if axis == 1 else [0, 1]
-  return _ir.gather(v, _ir.reshape(index, [index.dims[0], 1]),
-                    offset_dims=offset, collapsed_dims=[axis],
-                    start_index_map=[axis], index_vec_dim=1,
-                    slice_sizes=sizes)
+def _adaptive_max_pool(x, output_size, n, float_name):
+  out = _adaptive_size(x, output_size, n, name=f"adaptive_max_pool{n}d")
+  _check_float(float_name, x)
+  return _XLAC._adaptive_max_pool(x, out)
 
 
 @op(aten.adaptive_max_pool2d.default)
 def adaptive_max_pool2d(x, output_size):
-  """Max over eager's adaptive windows [floor(i*I/O), ceil((i+1)*I/O)):
-  every window is visited at its longest length, short ones repeating
-  their last row/column (repeats come after the original in row-major
-  order, so they never change the first maximum or its index)."""
-  out = _adaptive_size(x, output_size, name="adaptive_max_pool2d")
-  v = xt_of(x)
-  code = v.dtype
-  if code not in _ir.FLOAT_CODES:
-    raise NotImplementedError(
-        f"\"adaptive_max_pool2d\" not implemented for "
-        f"'{_dtypes.scalar_type_name(x.dtype)}'")
-  device = x.device.index
-  h, w = x.shape[-2:]
-  lead = v.dims[:-2]
-  planes = 1
-  for d in lead:
-    planes *= d
-  if 0 in out:
-    return (wrap(literal(0, code, lead + out, device)),
-            wrap(literal(0, _ir.S64, lead + out, device)))
-  if h % out[0] == 0 and w % out[1] == 0:
-    # Equal windows: the argmax window of max pooling.
-    return _max_pool("adaptive_max_pool2d", x, [h // out[0], w // out[1]],
-                     None, 0, 1, False, 2)
-  flat = _ir.reshape(v, [planes, h, w])
-  longest = [-(-h // out[0]) + 1, -(-w // out[1]) + 1]
-  longest = [min(longest[0], h), min(longest[1], w)]
-  dims = [planes] + out
-  best = _ir.broadcast_to(_lowest(code, device), dims)
-  index = None
-  is_float = code in _ir.FLOAT_CODES
-  cols = [_adaptive_rows(out[1], w, j, device) for j in range(longest[1])]
-  for jh in range(longest[0]):
-    row = _adaptive_rows(out[0], h, jh, device)
-    rows = _take(flat, row, 1)  # [P, OH, W]
-    row_base = _ir.binary("multiply", row, literal(w, _ir.S64, [out[0]],
-                                                   device))
-    for col in cols:
-      patch = _take(rows, col, 2)  # [P, OH, OW]
-      idx = _ir.binary("add", _ir.broadcast_in_dim(row_base, dims, [1]),
-                       _ir.broadcast_in_dim(col, dims, [2]))
-      if index is None:
-        index = idx
-      take = _ir.compare(patch, best, "GT")
-      if is_float:
-        take = _ir.binary("or", take, _ir.compare(patch, patch, "NE"))
-      best = _ir.select(take, patch, best)
-      index = _ir.select(take, idx, index)
-  return (wrap(_ir.reshape(best, lead + out)),
-          wrap(_ir.reshape(index, lead + out)))
+  return _adaptive_max_pool(x, output_size, 2, "adaptive_max_pool2d")
+
+
+@op(aten.adaptive_max_pool3d.default)
+def adaptive_max_pool3d(x, output_size):
+  return _adaptive_max_pool(x, output_size, 3, "adaptive_max_pool3d_cpu")
+
+
+def _adaptive_max_pool_backward(name, grad_name, grad, x, indices, n):
+  if list(grad.shape) != list(indices.shape):
+    raise RuntimeError(f"expected sizes {list(indices.shape)} for "
+                       f"`{grad_name}` but got sizes {list(grad.shape)}")
+  _check_indices(name, grad, x, indices, n)
+  return _XLAC._adaptive_max_pool_backward(grad, x, indices, n)
+
+
+@op(aten.adaptive_max_pool2d_backward.default)
+def adaptive_max_pool2d_backward(grad, x, indices):
+  return _adaptive_max_pool_backward("adaptive_max_pool2d_backward",
+                                     "grad_output", grad, x, indices, 2)
+
+
+@op(aten.adaptive_max_pool3d_backward.default)
+def adaptive_max_pool3d_backward(grad, x, indices):
+  return _adaptive_max_pool_backward("adaptive_max_pool3d_backward",
+                                     "gradOutput", grad, x, indices, 3)

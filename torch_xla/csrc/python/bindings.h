@@ -31,6 +31,8 @@ void InitSpmdBindings(pybind11::module_& m);
 void InitDistributedBindings(pybind11::module_& m);
 // nn_op_bindings.cc: losses, layer norm, embedding (ops/loss_ops.h & co.).
 void InitNnOpBindings(pybind11::module_& m);
+// pooling_bindings.cc: max, average and adaptive pooling (ops/pooling_ops.h).
+void InitPoolingBindings(pybind11::module_& m);
 
 // A DType code from Python; InvalidArgument (ValueError) for an unknown one.
 absl::StatusOr<DType> DTypeFromCode(int64_t code);
