@@ -14,9 +14,10 @@ partition specs); fc2.bias is replicated, fc1.bias stays unsharded.
 
 Phases (each after the one before; the checkpoints live under <outdir>):
 * '2x2' (2 processes x 2 devices): saves the state from a 4x1 mesh
-  (dcp.save), loads it into a 2x2 mesh with other specs, saves that through
-  a CheckpointManager (step 10), then has process 1 SIGKILL itself half-way
-  through the save of step 20.
+  (dcp.save), tries to save a pending value (refused), loads the checkpoint
+  into a 2x2 mesh with other specs, saves that through a CheckpointManager
+  (step 10), then has process 1 SIGKILL itself half-way through the save of
+  step 20.
 * '4x1' (4 processes x 1 device): restores step 10 into the 4x1 layout and
   saves it again (dcp.save).
 * '1x4' (1 process x 4 devices): loads both checkpoints and reads every
@@ -34,6 +35,7 @@ import numpy as np
 import torch
 import torch.distributed as dist
 import torch.distributed.checkpoint as dcp
+from torch.distributed.checkpoint.api import CheckpointException
 
 import torch_xla
 import torch_xla.debug.metrics as met
@@ -223,7 +225,9 @@ def _kill_self_on_second_shard():
 def _error(fn):
   try:
     fn()
-  except Exception as e:  # the message is what the test pins
+  # The message is what the test pins; DCP's CheckpointException (the
+  # processes' errors gathered) is a BaseException.
+  except (Exception, CheckpointException) as e:
     return f"{type(e).__name__}: {e}"
   return "no error"
 
@@ -234,6 +238,13 @@ def phase_2x2(rank, outdir):
   state = xla_state(0, "4x1")
   seen["saved"] = save(state, os.path.join(outdir, "ck_4x1"))
   seen["saved_local"] = local_view(state)
+
+  # A pending value would need a program across the processes: refused,
+  # naming it, on every process (DCP gathers the planners' errors).
+  doubled = state["model"]["fc1.weight"] * 2
+  seen["pending_save"] = _error(lambda: dcp.save(
+      {"doubled": doubled}, planner=SPMDSavePlanner(),
+      storage_writer=dcp.FileSystemWriter(os.path.join(outdir, "pending"))))
 
   target = xla_state(1, "2x2")
   seen["loaded"] = load(target, os.path.join(outdir, "ck_4x1"))

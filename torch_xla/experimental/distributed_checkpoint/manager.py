@@ -28,6 +28,7 @@ from typing import List, Optional
 
 import torch.distributed as dist
 import torch.distributed.checkpoint as dcp
+from torch.distributed.checkpoint.api import CheckpointException
 
 from torch_xla.experimental.distributed_checkpoint.planners import (
     SPMDLoadPlanner, SPMDSavePlanner)
@@ -157,7 +158,9 @@ class CheckpointManager:
     names the processes of this host that are gone."""
     try:
       return fn()
-    except Exception as e:  # gloo and DCP raise several kinds
+    # gloo raises several kinds; DCP gathers the processes' errors into a
+    # CheckpointException (a BaseException).
+    except (Exception, CheckpointException) as e:
       if _process_count() == 1:
         raise
       from torch_xla.core import _cpu_transport
