@@ -14,7 +14,6 @@ import signal
 import sys
 import threading
 import time
-import warnings
 
 import torch
 
@@ -23,6 +22,8 @@ import torch_xla.core.xla_model as xm
 import torch_xla.runtime as xr
 from torch_xla import _replica_threads as replica_threads
 from torch_xla.core import _cpu_transport
+
+import pods_subgroup_cases
 
 
 def code_stamp():
@@ -145,6 +146,21 @@ def collectives(index, outdir):
     _check("strided reduce_scatter",
            xm.reduce_scatter(xm.REDUCE_SUM, x, 1.0, 1, 2, groups=strided),
            (inputs[pair[0]] + inputs[pair[1]])[:, 2 * pair.index(me):][:, :2])
+    # Groups within a 2 x 2 job's processes and across them, for the rest.
+    rows2 = [torch.arange(6, dtype=torch.float32).reshape(2, 3) + 100 * r
+             for r in range(world)]
+    for name, split in (("pairs", groups), ("strided", strided)):
+      g = [grp for grp in split if me in grp][0]
+      k = g.index(me)
+      _check(f"{name} reduce_scatter",
+             xm.reduce_scatter(xm.REDUCE_SUM, x, 1.0, 1, 2, groups=split),
+             (inputs[g[0]] + inputs[g[1]])[:, 2 * k:2 * k + 2])
+      _check(f"{name} all_to_all",
+             xm.all_to_all(rows2[me].to(dev), 0, 0, 2, groups=split),
+             torch.stack([rows2[m][k] for m in g]))
+      y = x.clone()
+      xm.collective_broadcast([y], root_ordinal=g[1], groups=split)
+      _check(f"{name} broadcast", y, inputs[g[1]])
   big = [torch.arange(4 * world, dtype=torch.float32) * (r + 1)
          for r in range(world)]
   total = torch.stack(big).sum(0)
@@ -296,17 +312,8 @@ def ddp(index, outdir, steps=3):
   dist.broadcast(b, src=1)
   _check("dist.broadcast", b, inputs[1])
   dist.barrier()
-  if world == 4 and replica_threads.replica() is None:
-    sub_groups(me, dev, inputs)
-  elif world == 4:  # replica threads: sub-groups are refused, clearly
-    odd = dist.new_group([1, 3])
-    try:
-      dist.all_reduce(inputs[me].to(dev), group=odd)
-      message = "no error"
-    except NotImplementedError as e:
-      message = str(e)
-    if me in (1, 3) and "among replica threads" not in message:
-      raise AssertionError(f"sub-group in a replica thread: {message}")
+  if world == 4:  # in every layout: 4 x 1, 2 x 2, 1 process x 4 threads
+    pods_subgroup_cases.sub_groups(sys.modules[__name__], me, dev, inputs)
 
   model = DDP(tiny_model().to(dev), gradient_as_bucket_view=True)
   opt = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -327,54 +334,9 @@ def ddp(index, outdir, steps=3):
       "losses": losses,
       "weight": model.module.fc1.weight.detach().cpu().tolist(),
   })
+  if world == 4:  # DDP over a sub-group: each pair trains its own model
+    pods_subgroup_cases.group_ddp(sys.modules[__name__], index, outdir)
   dist.destroy_process_group()
-
-
-def sub_groups(me, dev, inputs):
-  """dist.new_group over 'xla' in a world of 4: collectives among the
-  members only, with exact values; non-members' tensors are untouched."""
-  import torch.distributed as dist
-
-  odd = dist.new_group([1, 3])  # every rank takes part in creating groups
-  low = dist.new_group([0, 1, 2])
-  if me in (1, 3):
-    t = inputs[me].to(dev)
-    dist.all_reduce(t, group=odd)
-    _check("odd all_reduce", t, inputs[1] + inputs[3])
-    outs = [torch.zeros(2, 4, device=dev) for _ in range(2)]
-    dist.all_gather(outs, inputs[me].to(dev), group=odd)
-    _check("odd all_gather[0]", outs[0], inputs[1])
-    _check("odd all_gather[1]", outs[1], inputs[3])
-    b = inputs[me].to(dev)
-    dist.broadcast(b, src=3, group=odd)  # src is a global rank
-    _check("odd broadcast", b, inputs[3])
-    pieces = [inputs[me].to(dev) * (k + 1) for k in range(2)]
-    out = torch.zeros(2, 4, device=dev)
-    dist.reduce_scatter(out, pieces, group=odd)
-    k = [1, 3].index(me)
-    _check("odd reduce_scatter", out, (inputs[1] + inputs[3]) * (k + 1))
-    flat = torch.zeros(4, device=dev)
-    dist.reduce_scatter_tensor(flat, inputs[me].reshape(-1).to(dev),
-                               group=odd)
-    _check("odd reduce_scatter_tensor", flat,
-           (inputs[1] + inputs[3]).reshape(-1)[4 * k:4 * k + 4])
-    dist.barrier(group=odd)
-  else:
-    t = inputs[me].to(dev)
-    with warnings.catch_warnings():
-      warnings.simplefilter("ignore")  # torch warns: not in the group
-      dist.all_reduce(t, group=odd)
-    _check("non-member all_reduce", t, inputs[me])
-  if me in (0, 1, 2):
-    t = inputs[me].to(dev)
-    dist.all_reduce(t, op=dist.ReduceOp.MAX, group=low)
-    _check("low all_reduce max", t, inputs[2])
-    outs = [torch.zeros(2, 4, device=dev) for _ in range(3)]
-    dist.all_gather(outs, inputs[me].to(dev) * 1, group=low)
-    for r in range(3):
-      _check(f"low all_gather[{r}]", outs[r], inputs[r])
-    dist.barrier(group=low)
-  dist.barrier()
 
 
 def pods(index, outdir):

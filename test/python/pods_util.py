@@ -246,3 +246,30 @@ def check_trains_as_one_process(outdir, case, count):
       lines += explain_dp_train(results(outdir, "dp_train", count))
     raise AssertionError("training differs from one process:\n" +
                          "\n".join(lines))
+
+
+def check_pairs_train_as_eager(outdir, count):
+  """DDP over a sub-group (pods_subgroup_cases.group_ddp: pairs [0, 1] and
+  [2, 3] each train their own model): every replica's pair losses (rel
+  1e-6) and fc1 weight (1e-6) equal eager CPU training on its pair's half
+  of the batch."""
+  import pytest
+  import torch
+
+  import pods_cases
+  import pods_subgroup_cases
+
+  want = {p: pods_subgroup_cases.pair_reference(pods_cases, p)
+          for p in (0, 1)}
+  bad = []
+  for i, r in enumerate(results(outdir, "group_ddp", count)):
+    if r["pair"] != i // 2:
+      bad.append(f"replica {i}: pair {r['pair']}, want {i // 2}")
+      continue
+    losses, weight = want[r["pair"]]
+    w = (torch.tensor(r["weight"]) - weight).abs().max().item()
+    if r["losses"] != pytest.approx(losses, rel=1e-6) or w > 1e-6:
+      bad.append(f"replica {i} (pair {r['pair']}): losses {r['losses']} "
+                 f"(eager {losses}), fc1 weight max |diff| {w:.3g}")
+  assert not bad, "DDP over a sub-group differs from eager:\n" + \
+      "\n".join(bad)

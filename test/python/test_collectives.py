@@ -10,7 +10,8 @@ import torch_xla
 import torch_xla.core.xla_model as xm
 import torch_xla.runtime as xr
 
-from pods_util import (check_trains_as_one_process, explain_dp_train,
+from pods_util import (check_pairs_train_as_eager,
+                       check_trains_as_one_process, explain_dp_train,
                        four_worker_launch, results, run_threads,
                        two_by_two_launch)
 
@@ -80,7 +81,9 @@ def test_one_process_replica_threads(tmp_path):
   that, 4 of 14 runs hung here; docs/pods.md). Each replica thread also
   calls init_process_group('xla') and is rank xr.global_ordinal() of 4 in
   a torch.distributed world of its own: the dist collectives give exact
-  values and DDP trains as one process on the whole batch."""
+  values, dist.new_group sub-groups meet their members only (on the host:
+  exact values, non-members untouched), and DDP trains as one process on
+  the whole batch, and over a pair group as eager on the pair's half."""
   replicas = 4
   run = run_threads("replica_threads_pods", tmp_path, replicas)
   assert run.returncode == 0, run.stderr[-4000:]
@@ -89,6 +92,7 @@ def test_one_process_replica_threads(tmp_path):
   for r in results(tmp_path, "dp_train", replicas):
     assert all(step["calls"] == 0 for step in r["moved"])
   check_trains_as_one_process(tmp_path, "ddp", replicas)
+  check_pairs_train_as_eager(tmp_path, replicas)
 
 
 @pytest.fixture(scope="module")

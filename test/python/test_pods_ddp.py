@@ -7,7 +7,11 @@ non-member's tensor untouched), and
 DistributedDataParallel(gradient_as_bucket_view=True) training as one
 process on the whole batch. The same over 2 processes x 2 devices (a
 replica thread per device, each a rank with its own process group), where
-sub-groups are refused with a clear NotImplementedError."""
+a sub-group's members meet on the host: groups within a process ([0, 1],
+[2, 3]), across the processes ([0, 2], [1, 3], run at the same time) and
+uneven ones ([0, 1, 2], [0, 1, 3]) give the exact values of 4 x 1
+(pods_subgroup_cases.py), and DDP with process_group= a pair trains each
+pair as eager on its half of the batch."""
 
 import pytest
 import torch
@@ -15,7 +19,8 @@ import torch
 import torch_xla
 import torch.distributed as dist
 
-from pods_util import (check_trains_as_one_process, four_worker_launch,
+from pods_util import (check_pairs_train_as_eager,
+                       check_trains_as_one_process, four_worker_launch,
                        two_by_two_launch)
 
 WORKERS = 4
@@ -45,8 +50,20 @@ def test_ddp_in_replica_threads_2x2(two_by_two):
   """torch_xla.launch of 2 processes x 2 devices: each replica thread calls
   init_process_group('xla', init_method='xla://') and is rank
   xr.global_ordinal() of 4 (the worker checks it); the dist collectives
-  give exact values and DDP trains as one process on the whole batch."""
+  (sub-groups included) give exact values and DDP trains as one process on
+  the whole batch."""
   _check_ddp(two_by_two)
+
+
+def test_ddp_over_a_sub_group(four_workers, two_by_two):
+  """DistributedDataParallel(process_group=dist.new_group([0, 1]) or
+  ([2, 3])): each pair trains its own model on its half of the global batch
+  as eager does, with one replica per process and with replica threads
+  (2 x 2: each pair is one process's threads). The sub-group collectives
+  before it give exact values in each worker (the launch fails otherwise),
+  a non-member's tensor untouched."""
+  check_pairs_train_as_eager(four_workers, WORKERS)
+  check_pairs_train_as_eager(two_by_two, WORKERS)
 
 
 def test_xla_backend_registers_in_one_process():

@@ -306,11 +306,19 @@ def collective_permute(value, pairs):
 
 
 def broadcast(tensors, root_ordinal, groups):
-  """Device copies of the root replica's `tensors`."""
+  """Device copies of the root replica's `tensors`. Each group has its own
+  root (groups=[[0, 2], [1, 3]] puts two roots in one process), so the
+  meeting hands each replica its group's values and it takes its root's."""
+  import torch_xla.runtime as xr
+
+  world = xr.world_size()
+
+  def pick(o, everyone):  # run once for all: must not use this root
+    return {m: everyone[m] for m in _group_with(o, groups, world)}
+
   out = []
   for t in _transport._to_host(tensors):
-    out.append(_gather_meeting("broadcast", t, groups,
-                               lambda o, everyone: everyone[root_ordinal]))
+    out.append(_gather_meeting("broadcast", t, groups, pick)[root_ordinal])
   return [o.to(t.device) for o, t in zip(out, tensors)]
 
 

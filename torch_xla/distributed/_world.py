@@ -151,6 +151,20 @@ def store():
   return _store
 
 
+def store_client():
+  """A new connection to the job's store (a torch.distributed TCPStore
+  client), for a caller that may block in the store while other threads of
+  this process use it: one client connection serves one call at a time,
+  so a thread waiting in it would hold up another thread's set. Made
+  after join(); multi-process jobs only."""
+  import torch.distributed as dist
+
+  join()
+  host, port = coordinator_address()
+  return dist.TCPStore(host, port, is_master=False,
+                       timeout=datetime.timedelta(seconds=timeout_s()))
+
+
 def cpu_transport_group():
   """The gloo process group that carries collectives between processes on
   CPU; made on first use over the job's store. Multi-process CPU jobs only.

@@ -18,7 +18,9 @@ Sub-groups: dist.new_group(ranks) gives a group whose collectives are the
 xm collectives with groups=[ranks] (upstream's mesh for a plain rank list);
 its broadcast root is translated from the group rank to the global rank.
 Ranks outside the group get what torch.distributed gives them (its calls
-return early there).
+return early there). Among replica threads only the members meet, on the
+host (torch_xla/distributed/_thread_groups.py): xm collectives there need
+every replica thread of a process, which a member-only call cannot give.
 
 'xla://' joins the job (torch_xla/distributed/_world.py) and hands
 torch.distributed the job's own store, rank = xr.global_ordinal() and world
@@ -86,6 +88,21 @@ class ProcessGroupXla(ProcessGroup):
     # The global ranks (xm replica ordinals) of the group, in group-rank
     # order; None for the default group (every replica).
     self._ranks = list(ranks) if ranks else None
+    # A sub-group made in a replica thread: its members meet on the host
+    # (torch_xla/distributed/_thread_groups.py); None otherwise.
+    self._members = None
+
+  def _meet_members_only(self, name):
+    """Called at creation: a sub-group among replica threads gets its
+    member-only channel."""
+    import torch_xla.runtime as xr
+    from torch_xla import _replica_threads
+    from torch_xla.distributed import _thread_groups
+
+    if (self._ranks is not None and
+        self._ranks != list(range(xr.world_size())) and
+        _replica_threads.replica() is not None):
+      self._members = _thread_groups.Channel(name, self._ranks)
 
   def getBackendName(self):
     return "xla"
@@ -107,15 +124,6 @@ class ProcessGroupXla(ProcessGroup):
 
     if self._ranks is None or self._ranks == list(range(xr.world_size())):
       return None
-    from torch_xla import _replica_threads
-
-    if _replica_threads.replica() is not None:
-      raise NotImplementedError(
-          f"xla process group: a group of ranks {self._ranks} (dist.new_group) "
-          f"among replica threads is not supported: every replica thread of "
-          f"a process takes part in each collective (one replicated program, "
-          f"or one meeting of the process's replicas on the host route); use "
-          f"xm collectives with groups= that cover every replica")
     return [self._ranks]
 
   def _global_rank(self, group_rank):
@@ -127,6 +135,12 @@ class ProcessGroupXla(ProcessGroup):
     op = opts.reduceOp if opts is not None else dist.ReduceOp.SUM
     reduce_type, average = _reduce_type(op)
     scale = 1.0 / self.size() if average else 1.0
+    if self._members is not None:
+      results = self._members.all_reduce(reduce_type, list(tensors), scale)
+      with torch.no_grad():
+        for t, r in zip(tensors, results):
+          t.copy_(r)
+      return _done(tensors)
     cc.all_reduce(reduce_type, list(tensors), scale=scale,
                   groups=self._groups())
     return _done(tensors)
@@ -140,8 +154,7 @@ class ProcessGroupXla(ProcessGroup):
     scale = 1.0 / self.size() if average else 1.0
     for out, inputs in zip(output_tensors, input_tensors_lists):
       stacked = torch.cat([t.reshape(1, *t.shape) for t in inputs])
-      piece = cc.reduce_scatter(reduce_type, stacked, scale, 0, self.size(),
-                                groups=self._groups())
+      piece = self._reduce_scatter(reduce_type, stacked, scale)
       with torch.no_grad():
         out.copy_(piece.reshape(out.shape))
     return _done(output_tensors)
@@ -150,26 +163,45 @@ class ProcessGroupXla(ProcessGroup):
     op = opts.reduceOp if opts is not None else dist.ReduceOp.SUM
     reduce_type, average = _reduce_type(op)
     scale = 1.0 / self.size() if average else 1.0
-    piece = cc.reduce_scatter(reduce_type, input.reshape(-1), scale, 0,
-                              self.size(), groups=self._groups())
+    piece = self._reduce_scatter(reduce_type, input.reshape(-1), scale)
     with torch.no_grad():
       output.copy_(piece.reshape(output.shape))
     return _done([output])
+
+  def _reduce_scatter(self, reduce_type, value, scale):
+    """This rank's piece (along dim 0) of `value` reduced over the group."""
+    if self._members is None:
+      return cc.reduce_scatter(reduce_type, value, scale, 0, self.size(),
+                               groups=self._groups())
+    size = value.shape[0]
+    if size % self.size():
+      raise ValueError(
+          f"reduce_scatter: input of shape {list(value.shape)} does not split "
+          f"into {self.size()} equal pieces along dim 0 (the group size)")
+    (reduced,) = self._members.all_reduce(reduce_type, [value], scale)
+    piece = size // self.size()
+    return reduced.narrow(0, self.rank() * piece, piece)
 
   # Gathers and copies.
 
   def allgather(self, output_tensors_lists, input_tensors, opts=None):
     for outputs, value in zip(output_tensors_lists, input_tensors):
-      gathered = cc.all_gather(value.reshape(1, *value.shape), dim=0,
-                               groups=self._groups())
+      gathered = self._all_gather(value)
       with torch.no_grad():
         for i, out in enumerate(outputs):
           out.copy_(gathered[i])
     return _done([t for outs in output_tensors_lists for t in outs])
 
+  def _all_gather(self, value):
+    """Every rank's `value`, stacked along a new dim 0 in group-rank
+    order."""
+    if self._members is None:
+      return cc.all_gather(value.reshape(1, *value.shape), dim=0,
+                           groups=self._groups())
+    return torch.stack(self._members.all_gather(value))
+
   def _allgather_base(self, output, input, opts=None):
-    gathered = cc.all_gather(input.reshape(1, *input.shape), dim=0,
-                             groups=self._groups())
+    gathered = self._all_gather(input)
     if gathered.numel() != output.numel():
       raise ValueError(
           f"all_gather_into_tensor: output of shape {list(output.shape)} "
@@ -180,6 +212,12 @@ class ProcessGroupXla(ProcessGroup):
 
   def broadcast(self, tensors, opts=None):
     root = self._global_rank(opts.rootRank if opts is not None else 0)
+    if self._members is not None:
+      results = self._members.broadcast(list(tensors), root)
+      with torch.no_grad():
+        for t, r in zip(tensors, results):
+          t.copy_(r)
+      return _done(tensors)
     cc.collective_broadcast(list(tensors), root_ordinal=root,
                             groups=self._groups())
     return _done(tensors)
@@ -190,7 +228,16 @@ class ProcessGroupXla(ProcessGroup):
       raise NotImplementedError(
           "xla process group: all_to_all_single with split sizes is not "
           "supported (equal splits are)")
-    result = cc.all_to_all(input, 0, 0, self.size(), groups=self._groups())
+    if self._members is not None:
+      if input.shape[0] % self.size():
+        raise ValueError(
+            f"all_to_all_single: input of shape {list(input.shape)} does not "
+            f"split into {self.size()} equal pieces along dim 0 (the group "
+            f"size)")
+      result = torch.cat(self._members.all_to_all(
+          list(input.chunk(self.size(), dim=0))))
+    else:
+      result = cc.all_to_all(input, 0, 0, self.size(), groups=self._groups())
     with torch.no_grad():
       output.copy_(result)
     return _done([output])
@@ -203,6 +250,11 @@ class ProcessGroupXla(ProcessGroup):
   def barrier(self, opts=None):
     import torch_xla
 
+    if self._members is not None:
+      # No step-wide sync here: among replica threads it would wait for
+      # every replica thread, members or not.
+      self._members.barrier()
+      return _done([])
     torch_xla.sync()
     cc.rendezvous("torch_xla.distributed.xla_backend.barrier",
                   replicas=self._ranks or ())
@@ -219,9 +271,11 @@ def _create_xla_process_group(options, pg_options=None):
     raise RuntimeError(
         "the 'xla' process group takes one replica per process; under SPMD "
         "use a CPU process group ('gloo') for host-side coordination")
-  return ProcessGroupXla(options.store, options.group_rank, options.group_size,
-                         options.timeout,
-                         ranks=list(options.global_ranks_in_group))
+  group = ProcessGroupXla(options.store, options.group_rank,
+                          options.group_size, options.timeout,
+                          ranks=list(options.global_ranks_in_group))
+  group._meet_members_only(options.group_id)
+  return group
 
 
 def _xla_rendezvous(url, timeout=datetime.timedelta(minutes=30), **kwargs):
