@@ -232,8 +232,11 @@ def _error(fn):
   return "no error"
 
 
+_progress = {}  # what main saw before the phase
+
+
 def phase_2x2(rank, outdir):
-  seen = {"rank": rank}
+  seen = dict(_progress, rank=rank)
   seen["ranks"] = [dist.get_rank(), dist.get_world_size()]
   state = xla_state(0, "4x1")
   seen["saved"] = save(state, os.path.join(outdir, "ck_4x1"))
@@ -309,9 +312,18 @@ def main(phase, outdir):
 
   xr.use_spmd()
   rank = xr.process_index()
+  before = {}
+  if phase == "2x2":  # without torch.distributed: refused, not clobbered
+    before["no_world_save"] = _error(lambda: dcp.save(
+        {"x": torch.zeros(2)}, planner=SPMDSavePlanner(),
+        storage_writer=dcp.FileSystemWriter(os.path.join(outdir, "none"))))
+    before["no_world_manager"] = _error(
+        lambda: CheckpointManager(os.path.join(outdir, "none"), 1))
   if xr.process_count() > 1:
     dist.init_process_group("gloo", init_method="xla://",
                             timeout=datetime.timedelta(seconds=60))
+  if phase == "2x2":
+    _progress.update(before)
   write(outdir, phase, rank, PHASES[phase](rank, outdir))
   sys.stdout.flush()
   # A peer may be gone (the killed save): leave without the group's

@@ -172,6 +172,18 @@ def test_a_pending_value_is_refused_naming_it(jobs):
     assert "a program across the processes" in p["pending_save"]
 
 
+def test_several_processes_without_torch_distributed_are_refused(jobs):
+  """Each would save as rank 0 into the same files: refused up front."""
+  for p in jobs["2x2"]:
+    assert ("SPMDSavePlanner: this process is one of 2 in the job, but "
+            "torch.distributed is not initialized" in p["no_world_save"])
+    assert p["no_world_manager"].startswith(
+        "RuntimeError: CheckpointManager: this process is one of 2 in the "
+        "job, but torch.distributed is not initialized")
+    assert "init_process_group('gloo', init_method='xla://')" in \
+        p["no_world_manager"]
+
+
 def _check_load(loaded, saved_path, mesh_specs):
   """The saved chunks a process read are exactly those overlapping its
   shards (each once); it sent its devices exactly its shards; every shard
