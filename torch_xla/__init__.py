@@ -65,8 +65,7 @@ def sync(wait: bool = False, reset_scope: bool = True) -> None:
   else:
     with _live_tensors_lock:
       _XLAC._xla_sync_live_tensors(wait)
-  if _device_checks.pending or _device_checks.launched:
-    _device_checks.after_sync()
+  _device_checks.after_sync()
   _closures.run_step_closures()
 
 

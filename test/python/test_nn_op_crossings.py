@@ -174,9 +174,10 @@ def _cases():
 NAMES = sorted(_cases())
 
 # Ops whose values need a device-side check (torch_xla/_device_checks.py):
-# each check adds its predicate and its fold, one call each, before the op.
+# each check builds its predicate and registers it (python/device_checks.h),
+# one call each, before the op.
 _CHECKED = {
-    "binary_cross_entropy": ["_outside_unit_interval", "_device_check_fold"
+    "binary_cross_entropy": ["_outside_unit_interval", "_add_device_check"
                             ] * 2 + ["_binary_cross_entropy"],
 }
 
@@ -197,12 +198,13 @@ def test_op_crosses_into_cpp_once(name):
 
 
 def test_device_check_crossings():
-  # Indices computed on the device add the check's predicate and its fold
-  # into the step's code: one call each (ops/index_ops.h).
+  # Indices computed on the device add the check (predicate and fold into
+  # the step's code) in one call (python/device_checks.h); embedding's
+  # binding takes no check of its own.
   table = _host(torch.randn(10, 4))
   idx = _host(torch.tensor([1, 2])) * 2
   _, names = _crossings(lambda: aten.embedding(table, idx))
-  assert names == ["_index_out_of_range", "_device_check_fold", "_embedding"]
+  assert names == ["_check_index_on_device", "_embedding"]
   import torch_xla.core.xla_model as xm
   xm.wait_device_ops()  # reads (and passes) the checks
 

@@ -1,21 +1,17 @@
-"""Advanced indexing (x[idx], x[idx] = v: index, index_put) on the IR
-gather/scatter ops; with integer indices both are built in C++
-(torch_xla/csrc/ops/index_ops.h), one _XLAC call each. The other indexing ops: index_along_dim.py,
+"""Advanced indexing (x[idx], x[idx] = v: index, index_put): eager's
+argument checks here, then one call into C++ each: with integer indices
+one gather or scatter (ops/index_ops.h), `x[mask] = v` a select
+(ops/scatter_ops.h). The other indexing ops: index_along_dim.py,
 gather_scatter.py, masked_ops.py, embedding.py.
 
 Index values known on the host (a cpu index tensor, a list, or an 'xla'
 tensor whose value was just uploaded) are checked there, as eager checks
-them: an out-of-range one raises IndexError (index_util.checked_index).
-Indices computed on the device are checked on the device, for x[idx],
-index_select/copy/add/fill and embedding: the step computes a flag, and
-IndexError naming the op is raised at the next read or sync
+them: an out-of-range one raises IndexError (index_util.index_and_check).
+Indices computed on the device are checked on the device: the op's binding
+registers the check (python/device_checks.h), the step computes a flag,
+and IndexError naming the op is raised at the next read or sync
 (torch_xla/_device_checks.py), as eager CUDA's device-side asserts are.
-Without a check (gather, scatter, take, put, index_reduce, index_put's
-indices) XLA gather clamps a start index into range (reads the nearest
-valid row) and XLA scatter skips an out-of-range update. Negative indices of advanced indexing (x[idx],
-x[idx] = v) and of take/put wrap like Python's, as in eager. For the same
-reason masked_scatter with fewer source elements than True mask values
-repeats the last one instead of raising.
+Negative indices wrap like Python's, as in eager.
 
 Boolean masks in advanced indexing give an output whose shape depends on
 the mask's values. `x[mask] = v` with a `v` that does not depend on the
@@ -26,12 +22,11 @@ torch.where or masked_fill to keep them on the device).
 
 import torch
 
-from torch_xla import _XLAC, _dtypes, _ir
-from torch_xla._ops._common import (check_same_device, code_of, literal,
-                                    scalar)
-from torch_xla._ops.index_util import checked_index, fallback, index_mask
+from torch_xla import _XLAC, _dtypes
+from torch_xla._ops._common import check_same_device
+from torch_xla._ops.index_util import fallback, index_and_check, index_mask
 from torch_xla._ops.registry import aten, op
-from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
+from torch_xla._tensor import XlaTensor, wrap, xt_of
 
 
 # Index operands.
@@ -73,10 +68,11 @@ def _check_index_dtypes(indices):
 
 
 def _checked_indices(x, indices):
-  """The integer index tensors of x[indices] (None = ':') as 'xla' tensors
-  (cpu ones uploaded), their values checked as eager checks them (on the
-  host when it knows them, else on the device: index_util.checked_index),
-  and eager's IndexError for too many indices or shapes that do not
+  """(indices, checks): the integer index tensors of x[indices] (None =
+  ':') as 'xla' tensors (cpu ones uploaded), their values checked as eager
+  checks them (on the host when it knows them: index_util.index_and_check),
+  and for each the device-side check its builder binding registers (or
+  None); eager's IndexError for too many indices or shapes that do not
   broadcast."""
   rank = x.dim()
   if len(indices) > rank:
@@ -84,9 +80,13 @@ def _checked_indices(x, indices):
                      f"(got {len(indices)})")
   _broadcast_index_shapes([i.shape for i in indices if i is not None])
   device = x.device.index
-  return [None if i is None else checked_index(
-      i, device, (x.shape[d], d, True, None), op="index")
-          for d, i in enumerate(indices)]
+  out, checks = [], []
+  for d, i in enumerate(indices):
+    i, check = (None, None) if i is None else index_and_check(
+        i, device, (x.shape[d], d, True, None), op="index")
+    out.append(i)
+    checks.append(check)
+  return out, checks
 
 
 _MASK_REASON = ("a boolean mask index gives a shape that depends on the "
@@ -103,7 +103,7 @@ def index(x, indices):
   if all(i is None for i in indices):
     return wrap(_XLAC._clone(xt_of(x)))
   # One gather, negative indices wrapped: ops/index_ops.h.
-  return _XLAC._index(x, _checked_indices(x, indices))
+  return _XLAC._index(x, *_checked_indices(x, indices))
 
 
 # index_put: x[indices] = values (accumulate: +=).
@@ -119,25 +119,9 @@ def _check_put_values(x, values):
     check_same_device("index_put_", values)
 
 
-def _put_values(x, values):
-  """values (checked) as a handle: a cpu 0-d one becomes a parameter."""
-  if isinstance(values, XlaTensor):
-    return xt_of(values)
-  return scalar(values.item(), code_of(x.dtype), x.device.index)
-
-
-def _broadcast_values(v, shape, shape_name="indexing result"):
-  try:
-    return _ir.broadcast_to(v, shape)
-  except RuntimeError:
-    raise RuntimeError(
-        f"shape mismatch: value tensor of shape {v.dims} cannot be broadcast "
-        f"to {shape_name} of shape {shape}") from None
-
-
-def _masked_put(x, mask_at, mask, v, accumulate):
-  """x[..., mask, ...] = v where v does not depend on the mask's count;
-  None when it does (the caller falls back)."""
+def _mask_put_is_static(x, mask_at, mask, values):
+  """Whether x[..., mask, ...] = values is a select: values do not depend
+  on the mask's count (eager's IndexError for a mask of the wrong shape)."""
   shape = list(x.shape)
   m = mask.dim()
   if list(mask.shape) != shape[mask_at:mask_at + m]:
@@ -145,24 +129,12 @@ def _masked_put(x, mask_at, mask, v, accumulate):
         f"The shape of the mask {list(mask.shape)} at index {mask_at} does "
         f"not match the shape of the indexed tensor {shape} at index "
         f"{mask_at}")
-  before, after = shape[:mask_at], shape[mask_at + m:]
-  value_shape = before + [1] + after  # the selected count is broadcast
-  vd = v.dims
+  value_shape = shape[:mask_at] + [1] + shape[mask_at + m:]
+  vd = list(values.shape)
   if len(vd) > len(value_shape):
-    return None
-  aligned = [1] * (len(value_shape) - len(vd)) + list(vd)
-  if aligned[len(before)] != 1:
-    return None
-  v = _broadcast_values(v, value_shape)
-  v = _ir.broadcast_to(_ir.reshape(v, before + [1] * m + after), shape)
-  device = x.device.index
-  keep = _ir.convert(index_mask(mask, device), _ir.PRED)
-  keep = _ir.broadcast_in_dim(keep, shape, range(mask_at, mask_at + m))
-  base = xt_of(x)
-  if accumulate:
-    zero = literal(0, base.dtype, shape, device)
-    return _ir.binary("add", base, _ir.select(keep, v, zero))
-  return _ir.select(keep, v, base)
+    return False
+  aligned = [1] * (len(value_shape) - len(vd)) + vd
+  return aligned[mask_at] == 1
 
 
 def _index_put(func, x, indices, values, accumulate, inplace):
@@ -174,21 +146,19 @@ def _index_put(func, x, indices, values, accumulate, inplace):
   _check_put_values(x, values)
   masks = [d for d, i in enumerate(indices) if _is_mask(i)]
   if not masks:
-    checked = _checked_indices(x, indices) if any(
-        i is not None for i in indices) else []
-    if isinstance(values, XlaTensor):
-      v = values
-    else:
-      v = values.item()
-    return _XLAC._index_put(x, checked, v, accumulate, inplace)
+    checked, checks = _checked_indices(x, indices) if any(
+        i is not None for i in indices) else ([], [])
+    v = values if isinstance(values, XlaTensor) else values.item()
+    return _XLAC._index_put(x, checked, v, accumulate, inplace, checks)
   others = [i for i in indices if i is not None]
-  value = None
-  if len(others) == 1:
-    value = _masked_put(x, masks[0], indices[masks[0]],
-                        _put_values(x, values), accumulate)
-  if value is None:
-    return fallback(func, (x, indices, values, accumulate), {}, _MASK_REASON)
-  return commit(x, value) if inplace else wrap(_XLAC._clone(value))
+  mask_at = masks[0]
+  if len(others) == 1 and _mask_put_is_static(x, mask_at, indices[mask_at],
+                                              values):
+    # A select (ops/scatter_ops.h), one call.
+    return _XLAC._masked_index_put(
+        x, index_mask(indices[mask_at], x.device.index), mask_at, values,
+        accumulate, inplace)
+  return fallback(func, (x, indices, values, accumulate), {}, _MASK_REASON)
 
 
 @op(aten.index_put.default, aten._unsafe_index_put.default)

@@ -14,8 +14,7 @@ from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
 def to_host(x: XlaTensor) -> torch.Tensor:
   """The value of an 'xla' tensor as a new CPU tensor (runs pending IR).
   Device-side checks of earlier steps that failed raise first."""
-  if _device_checks.pending or _device_checks.launched:
-    _device_checks.before_read(x)
+  _device_checks.before_read(x)
   return _XLAC._to_cpu_tensor(x)
 
 

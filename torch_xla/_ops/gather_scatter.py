@@ -1,31 +1,25 @@
 """gather/scatter (one index per element, with scatter_add/scatter_reduce)
-and take/put (indices into the flattened tensor), on the IR gather/scatter
-ops. Index values are data and are not checked (see advanced_indexing.py);
-negative take/put indices wrap as in eager."""
+and take/put (indices into the flattened tensor). gather and the scatters
+check eager's arguments here and make one call into their builder
+(ops/scatter_ops.h), which also registers the device-side check of an
+index computed on the device (index_util.index_and_check); take/put are
+IR compositions. Index values out of range raise eager's error (at once
+when the host knows them, else at the next read or sync:
+docs/device_checks.md); negative take/put indices wrap as in eager."""
 
 import torch
 
 from torch_xla import _XLAC, _dtypes, _ir
 from torch_xla._ops._common import (canonical_dim, check_same_device, code_of,
-                                    literal, scalar)
-from torch_xla._ops.index_util import (index_value, operand, wrap_negative,
-                                       fallback, gather_dim, scatter_dim)
+                                    literal)
+from torch_xla._ops.index_util import (index_and_check, index_value, operand,
+                                       wrap_negative, fallback, gather_dim,
+                                       scatter_dim)
 from torch_xla._ops.registry import aten, inplace_rule, op
-from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
+from torch_xla._tensor import XlaTensor, wrap, xt_of
 
 
 # gather / scatter: one index per element.
-
-
-def _element_indices(index_v, d, rank):
-  """[*I, rank] coordinates: index values along d, positions elsewhere."""
-  shape = index_v.dims
-  device = index_v.device
-  cols = []
-  for k in range(rank):
-    col = index_v if k == d else _ir.iota(_ir.S64, shape, k, device)
-    cols.append(_ir.reshape(col, shape + [1]))
-  return cols[0] if rank == 1 else _ir.concatenate(cols, len(shape))
 
 
 def _check_gather(x, d, index, what, src=None):
@@ -60,92 +54,59 @@ def _bounds(x, d):
   return (x.shape[d] if x.dim() else 1, d, False, None)
 
 
-def _gather_value(x, d, index):
-  rank = max(x.dim(), 1)
-  v = _ir.reshape(xt_of(x), list(x.shape) or [1])
-  iv = index_value(index, x.device.index, _bounds(x, d), op="gather",
-                   error=RuntimeError)
-  ishape = list(index.shape)
-  iv = _ir.reshape(iv, ishape or [1])
-  out = _ir.gather(v, _element_indices(iv, d, rank), offset_dims=[],
-                   collapsed_dims=list(range(rank)),
-                   start_index_map=list(range(rank)), index_vec_dim=rank,
-                   slice_sizes=[1] * rank)
-  return _ir.reshape(out, ishape)
+def _index(x, d, index, what):
+  """index as an 'xla' tensor and its device-side check (or None)."""
+  return index_and_check(index, x.device.index, _bounds(x, d), op=what,
+                         error=RuntimeError)
 
 
 @op(aten.gather.default)
 def gather(x, dim, index, sparse_grad=False):
   d = _dim_of(x, dim)
   _check_gather(x, d, index, "gather")
-  if index.numel() == 0:
-    return wrap(literal(0, code_of(x.dtype), list(index.shape),
-                        x.device.index))
-  return wrap(_gather_value(x, d, index))
+  # One gather (ops/scatter_ops.h); an empty index gives zeros.
+  return _XLAC._gather(x, d, *_index(x, d, index, "gather"))
 
 
-def _scatter_value(x, dim, index, src, kind, what):
+def _scatter(x, dim, index, src, add, what, inplace):
+  """scatter/scatter_add (add) of src (a tensor or a number) into x: eager's
+  argument checks here, then one call (ops/scatter_ops.h)."""
   d = _dim_of(x, dim)
-  code = code_of(x.dtype)
   src_tensor = src if isinstance(src, torch.Tensor) else None
   if src_tensor is not None and src_tensor.dim() == 0 and \
       not isinstance(src_tensor, XlaTensor):
-    src, src_tensor = src.item(), None  # a cpu scalar: a value
+    src_tensor = None  # a cpu scalar: a value
   check_same_device(what, src_tensor)
   _check_gather(x, d, index, what, src_tensor)
   if src_tensor is not None and src_tensor.dtype != x.dtype:
     raise RuntimeError(
         f"{what}(): Expected self.dtype to be equal to src.dtype")
-  if index.numel() == 0:
-    return _XLAC._clone(xt_of(x))
-  rank = max(x.dim(), 1)
-  ishape = list(index.shape) or [1]
-  if src_tensor is not None:
-    u = _ir.reshape(xt_of(src_tensor), list(src_tensor.shape) or [1])
-    if u.dims != ishape:
-      u = _ir.slice_(u, [0] * rank, ishape)
-  else:
-    u = _ir.broadcast_to(scalar(src, code, x.device.index), ishape)
-  iv = _ir.reshape(index_value(index, x.device.index, _bounds(x, d),
-                               op=what, error=RuntimeError), ishape)
-  v = _ir.reshape(xt_of(x), list(x.shape) or [1])
-  indices = _element_indices(iv, d, rank)
-
-  def scatter_into(target, updates):
-    return _ir.scatter(target, indices, updates, window_dims=[],
-                       inserted_dims=list(range(rank)),
-                       scatter_dim_map=list(range(rank)), index_vec_dim=rank,
-                       kind=kind)
-
-  if kind == "add" and x.dtype == torch.bool:
-    # Eager adds bools as a logical or: x | (any update at each position),
-    # from int32 counts of the true updates.
-    counts = scatter_into(literal(0, _ir.S32, v.dims, x.device.index),
-                          _ir.convert(u, _ir.S32))
-    out = _ir.binary("or", v, _ir.compare(
-        counts, literal(0, _ir.S32, v.dims, x.device.index), "NE"))
-  else:
-    out = scatter_into(v, u)
-  return _ir.reshape(out, list(x.shape))
+  index, check = _index(x, d, index, what)
+  return _XLAC._scatter(x, d, index, src, src_tensor is None, add, inplace,
+                        check, what + "_")
 
 
 @op(aten.scatter.src, aten.scatter.value)
 def scatter(x, dim, index, src):
-  return wrap(_scatter_value(x, dim, index, src, "replace", "scatter"))
+  return _scatter(x, dim, index, src, False, "scatter", False)
 
 
-scatter_ = op(aten.scatter_.src, aten.scatter_.value)(inplace_rule(scatter))
+@op(aten.scatter_.src, aten.scatter_.value)
+def scatter_(x, dim, index, src):
+  return _scatter(x, dim, index, src, False, "scatter", True)
 
 
 @op(aten.scatter_add.default)
 def scatter_add(x, dim, index, src):
-  return wrap(_scatter_value(x, dim, index, src, "add", "scatter_add"))
+  return _scatter(x, dim, index, src, True, "scatter_add", False)
 
 
-scatter_add_ = op(aten.scatter_add_.default)(inplace_rule(scatter_add))
+@op(aten.scatter_add_.default)
+def scatter_add_(x, dim, index, src):
+  return _scatter(x, dim, index, src, True, "scatter_add", True)
 
 
-def _scatter_with_reduce(overload, finish):
+def _scatter_with_reduce(overload, inplace):
   """The older scatter(..., reduce='add'|'multiply') overloads."""
 
   def rule(x, dim, index, src, *, reduce):
@@ -154,57 +115,46 @@ def _scatter_with_reduce(overload, finish):
     if reduce == "multiply":
       return fallback(overload, (x, dim, index, src), {"reduce": reduce},
                        "reduce='multiply' has no XLA scatter here")
-    return finish(x, _scatter_value(x, dim, index, src, "add", "scatter"))
+    return _scatter(x, dim, index, src, True, "scatter", inplace)
 
   return op(overload)(rule)
 
 
 for _overload in (aten.scatter.reduce, aten.scatter.value_reduce):
-  _scatter_with_reduce(_overload, lambda x, value: wrap(value))
+  _scatter_with_reduce(_overload, False)
 for _overload in (aten.scatter_.reduce, aten.scatter_.value_reduce):
-  _scatter_with_reduce(_overload, commit)
+  _scatter_with_reduce(_overload, True)
 
 
-def _scatter_reduce_value(x, dim, index, src, reduce, include_self):
-  """sum and mean (floats); None for the reductions XLA scatter lacks here."""
-  if reduce not in ("sum", "mean"):
-    return None
-  if reduce == "mean" and not x.dtype.is_floating_point:
-    return None
-  base = x
-  if not include_self:
-    base = wrap(_scatter_value(x, dim, index, 0, "replace", "scatter_reduce"))
-  total = _scatter_value(base, dim, index, src, "add", "scatter_reduce")
-  if reduce == "sum":
-    return total
-  ones = wrap(literal(1, code_of(x.dtype), list(x.shape), x.device.index))
-  if not include_self:
-    ones = wrap(_scatter_value(ones, dim, index, 0, "replace",
-                               "scatter_reduce"))
-  # Positions no index reaches keep count 1 (their own value).
-  count = _scatter_value(ones, dim, index, 1, "add", "scatter_reduce")
-  return _ir.binary("divide", total, count)
-
-
-def _scatter_reduce_rule(overload, finish):
-  """scatter_reduce(_): `finish(x, value)` wraps or commits the result;
-  reductions without an XLA scatter fall back (with the reason)."""
+def _scatter_reduce_rule(overload, inplace):
+  """scatter_reduce(_): sum, and mean of floats, as one call (ops/
+  scatter_ops.h); the reductions XLA scatter lacks here fall back (with the
+  reason)."""
 
   def rule(x, dim, index, src, reduce, include_self=True):
-    value = _scatter_reduce_value(x, dim, index, src, reduce, include_self)
-    if value is None:
+    if reduce not in ("sum", "mean") or (
+        reduce == "mean" and not x.dtype.is_floating_point):
       return fallback(overload, (x, dim, index, src, reduce),
                        {"include_self": include_self},
                        f"reduce='{reduce}' on {x.dtype} has no XLA scatter "
                        f"here (sum, and mean on floats, do)")
-    return finish(x, value)
+    d = _dim_of(x, dim)
+    check_same_device("scatter_reduce", src)
+    _check_gather(x, d, index, "scatter_reduce", src)
+    if src.dtype != x.dtype:
+      raise RuntimeError(
+          "scatter_reduce(): Expected self.dtype to be equal to src.dtype")
+    if index.numel() == 0:
+      return x if inplace else wrap(_XLAC._clone(xt_of(x)))
+    index, check = _index(x, d, index, "scatter_reduce")
+    return _XLAC._scatter_reduce(x, d, index, src, reduce == "mean",
+                                 include_self, inplace, check)
 
   return op(overload)(rule)
 
 
-scatter_reduce = _scatter_reduce_rule(aten.scatter_reduce.two,
-                                      lambda x, value: wrap(value))
-scatter_reduce_ = _scatter_reduce_rule(aten.scatter_reduce_.two, commit)
+scatter_reduce = _scatter_reduce_rule(aten.scatter_reduce.two, False)
+scatter_reduce_ = _scatter_reduce_rule(aten.scatter_reduce_.two, True)
 
 
 # take / put: indices into the flattened tensor.

@@ -1,5 +1,7 @@
-"""Indexing along one dim: index_select, index_copy, index_add, index_fill
-and index_reduce, on the IR gather/scatter ops.
+"""Indexing along one dim: index_select, index_copy, index_add and
+index_fill (eager's argument checks here, then one call into their builder,
+ops/scatter_ops.h, which also registers an index's device-side check), and
+index_reduce (an IR composition).
 
 Every one checks its index values as eager does (IndexError): values
 known on the host at once, values computed on the device at a later sync
@@ -11,33 +13,33 @@ import torch
 
 from torch_xla import _XLAC, _dtypes, _ir
 from torch_xla._ops._common import (canonical_dim, check_same_device, code_of,
-                                    literal, scalar)
-from torch_xla._ops.index_util import (Prefix, index_value, operand,
-                                       check_index_dtype, gather_dim,
-                                       scatter_dim, wrap_negative)
+                                    literal)
+from torch_xla._ops.index_util import (Prefix, index_and_check, index_value,
+                                       operand, check_index_dtype)
 from torch_xla._ops.reductions import reduce_extreme
 from torch_xla._ops.registry import aten, inplace_rule, op
-from torch_xla._tensor import XlaTensor, wrap, xt_of
+from torch_xla._tensor import wrap, xt_of
 
 
 # Along one dim: index_select, index_copy, index_add, index_fill.
 
 
 def _dim_index(x, dim, index, what, message=None, negative_ok=False):
-  """message: when given, index values known on the host are checked
-  against [0, size) ([-size, size) when negative_ok) and a bad one raises
-  IndexError with eager's text (index_util.index_value's `bounds`)."""
+  """(d, n, index, check): the canonical dim, the index's length, the index
+  as an 'xla' tensor and its device-side check (None when not needed).
+  message: when given, index values known on the host are checked against
+  [0, size) ([-size, size) when negative_ok) and a bad one raises
+  IndexError with eager's text (index_util.index_and_check's `bounds`)."""
   check_index_dtype(index, what)
   if index.dim() > 1:
     raise IndexError(f"{what}: Index is supposed to be a vector")
   d = canonical_dim(dim, x.dim())
-  n = index.numel()
   bounds = None
   if message is not None:
     bounds = ((list(x.shape) or [1])[d], d, negative_ok,
               None if message is True else message)
-  return d, n, _ir.reshape(
-      index_value(index, x.device.index, bounds, op=what), [n])
+  index, check = index_and_check(index, x.device.index, bounds, op=what)
+  return d, index.numel(), index, check
 
 
 @op(aten.index_select.default)
@@ -50,33 +52,31 @@ def index_select(x, dim, index):
       raise RuntimeError(f"index_select(): Index to scalar can have only 1 "
                          f"value, got {index.numel()} value(s)")
     return wrap(_XLAC._clone(xt_of(x)))
-  d, _, idx = _dim_index(x, dim, index, "index_select()",
-                         "index out of range in self")
-  return wrap(gather_dim(xt_of(x), d, idx))
+  d, _, index, check = _dim_index(x, dim, index, "index_select()",
+                                  "index out of range in self")
+  return _XLAC._index_select(x, d, index, check)  # ops/scatter_ops.h
 
 
-def _dim_source(x, d, n, source, what):
+def _check_source(x, d, n, source, what):
+  """Eager's errors for index_copy/index_add's source: device, dtype and
+  shape (a 0-d x and source work as 1-vectors)."""
   check_same_device(what, source)
-  if not isinstance(source, XlaTensor):  # a cpu scalar
-    source = wrap(scalar(source.item(), code_of(source.dtype),
-                         x.device.index))
   if source.dtype != x.dtype:
     raise RuntimeError(
         f"{what}: self and source expected to have the same dtype, but got "
         f"(self) {_dtypes.scalar_type_name(x.dtype)} and (source) "
         f"{_dtypes.scalar_type_name(source.dtype)}")
-  expected = list(x.shape)
+  shape = list(x.shape) or [1]
+  got = list(source.shape) or ([] if x.dim() else [1])
+  expected = list(shape)
   expected[d] = n
-  got = list(source.shape)
   if got != expected:
-    _raise_source_shape(x, d, n, got, what)
-  return xt_of(source)
+    _raise_source_shape(shape, d, n, got, what)
 
 
-def _raise_source_shape(x, d, n, got, what):
+def _raise_source_shape(shape, d, n, got, what):
   """Eager's error (class and text, which differ between index_copy_ and
   index_add_) for a source of the wrong shape."""
-  shape = list(x.shape)
   if what != "index_copy_()":
     if len(got) == len(shape) and got[d] != n:
       raise RuntimeError(
@@ -106,97 +106,68 @@ def _sizes(sizes):
   return str(sizes[0]) if len(sizes) == 1 else str(sizes)
 
 
-def _vector(t):
-  """0-dim tensors index like 1-element vectors."""
-  if isinstance(t, XlaTensor) and t.dim() == 0:
-    return wrap(_ir.reshape(xt_of(t), [1]))
-  return t
-
-
-def _index_copy_value(x, dim, index, source):
-  if x.dim() == 0:
-    return _ir.reshape(
-        _index_copy_value(_vector(x), dim, index, _vector(source)), [])
-  d, n, idx = _dim_index(x, dim, index, "index_copy_()",
-                         Prefix("index_copy_(): "))
-  src = _dim_source(x, d, n, source, "index_copy_()")
-  return scatter_dim(xt_of(x), d, idx, src, "replace")
+def _index_copy(x, dim, index, source, inplace):
+  d, n, index, check = _dim_index(x, dim, index, "index_copy_()",
+                                  Prefix("index_copy_(): "))
+  _check_source(x, d, n, source, "index_copy_()")
+  return _XLAC._index_copy(x, d, index, source, inplace, check)
 
 
 @op(aten.index_copy.default)
 def index_copy(x, dim, index, source):
-  return wrap(_index_copy_value(x, dim, index, source))
+  return _index_copy(x, dim, index, source, False)
 
 
 # In place: a KV cache keeps its tensor and alias IDs (so its buffer is
 # donated and updated in place when the step runs).
-index_copy_ = op(aten.index_copy_.default)(inplace_rule(index_copy))
+@op(aten.index_copy_.default)
+def index_copy_(x, dim, index, source):
+  return _index_copy(x, dim, index, source, True)
 
 
-def _index_add_value(x, dim, index, source, alpha):
-  if x.dim() == 0:
-    return _ir.reshape(
-        _index_add_value(_vector(x), dim, index, _vector(source), alpha), [])
-  d, n, idx = _dim_index(x, dim, index, "index_add_()",
-                         "index out of range in self")
+def _index_add(x, dim, index, source, alpha, inplace):
+  d, n, index, check = _dim_index(x, dim, index, "index_add_()",
+                                  "index out of range in self")
   if source.dtype != x.dtype:
     raise RuntimeError(
         f"index_add_(): self ({_dtypes.scalar_type_name(x.dtype)}) and "
         f"source ({_dtypes.scalar_type_name(source.dtype)}) must have the "
         f"same scalar type")
-  src = _dim_source(x, d, n, source, "index_add_()")
-  if alpha != 1:
-    src = _ir.binary(
-        "multiply", src,
-        _ir.broadcast_to(scalar(alpha, src.dtype, x.device.index), src.dims))
-  if x.dtype == torch.bool:
-    # Eager adds bools as a logical or: x | (any true source row there),
-    # from int32 counts.
-    v = xt_of(x)
-    zero = literal(0, _ir.S32, v.dims, x.device.index)
-    counts = scatter_dim(zero, d, idx, _ir.convert(src, _ir.S32), "add")
-    return _ir.binary("or", v, _ir.compare(counts, zero, "NE"))
-  return scatter_dim(xt_of(x), d, idx, src, "add")
+  _check_source(x, d, n, source, "index_add_()")
+  return _XLAC._index_add(x, d, index, source, None if alpha == 1 else alpha,
+                          inplace, check)
 
 
 @op(aten.index_add.default)
 def index_add(x, dim, index, source, alpha=1):
-  return wrap(_index_add_value(x, dim, index, source, alpha))
+  return _index_add(x, dim, index, source, alpha, False)
 
 
-index_add_ = op(aten.index_add_.default)(inplace_rule(index_add))
+@op(aten.index_add_.default)
+def index_add_(x, dim, index, source, alpha=1):
+  return _index_add(x, dim, index, source, alpha, True)
 
 
-def _index_fill_value(x, dim, index, value):
-  if x.dim() == 0:
-    return _ir.reshape(_index_fill_value(_vector(x), dim, index, value), [])
-  d, n, idx = _dim_index(x, dim, index, "index_fill_()", True,
-                         negative_ok=True)
-  idx = wrap_negative(idx, (list(x.shape) or [1])[d])  # eager wraps them
-  code = code_of(x.dtype)
-  if isinstance(value, XlaTensor):
-    if value.dim():
-      raise RuntimeError(
-          f"index_fill_ only supports a 0-dimensional value tensor, but got "
-          f"tensor with {value.dim()} dimension(s).")
-    fill = _ir.convert(xt_of(value), code)
-  else:
-    number = value.item() if isinstance(value, torch.Tensor) else value
-    _XLAC._check_scalar(number, code)  # eager's overflow error
-    fill = scalar(number, code, x.device.index)
-  shape = list(x.shape)
-  shape[d] = n
-  return scatter_dim(xt_of(x), d, idx, _ir.broadcast_to(fill, shape),
-                      "replace")
+def _index_fill(x, dim, index, value, inplace):
+  d, _, index, check = _dim_index(x, dim, index, "index_fill_()", True,
+                                  negative_ok=True)
+  if isinstance(value, torch.Tensor) and value.dim():
+    raise RuntimeError(
+        f"index_fill_ only supports a 0-dimensional value tensor, but got "
+        f"tensor with {value.dim()} dimension(s).")
+  # Negative indices wrap, as in eager; a number x's dtype cannot hold
+  # raises eager's overflow error (ops/scatter_ops.h, one call).
+  return _XLAC._index_fill(x, d, index, value, inplace, check)
 
 
 @op(aten.index_fill.int_Scalar, aten.index_fill.int_Tensor)
 def index_fill(x, dim, index, value):
-  return wrap(_index_fill_value(x, dim, index, value))
+  return _index_fill(x, dim, index, value, False)
 
 
-index_fill_ = op(aten.index_fill_.int_Scalar,
-                 aten.index_fill_.int_Tensor)(inplace_rule(index_fill))
+@op(aten.index_fill_.int_Scalar, aten.index_fill_.int_Tensor)
+def index_fill_(x, dim, index, value):
+  return _index_fill(x, dim, index, value, True)
 
 
 # index_reduce: prod, mean, amax or amin of the source rows into self's.

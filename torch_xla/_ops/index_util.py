@@ -21,35 +21,48 @@ def index_value(t, device, bounds=None, op=None, error=IndexError):
 
 
 def checked_index(t, device, bounds=None, op=None, error=IndexError):
-  """An index tensor as an 'xla' tensor (a cpu one is uploaded), for a
-  builder binding to take as it is (embedding.py).
+  """An index tensor as an 'xla' tensor (a cpu one is uploaded), checked as
+  `index_and_check` says: values computed on the device get their
+  device-side check now (one call into C++), for a builder binding that
+  takes no check of its own (embedding.py)."""
+  t, check = index_and_check(t, device, bounds, op, error)
+  if check is not None:
+    _XLAC._check_index_on_device(t, check)  # python/device_checks.h
+  return t
+
+
+def index_and_check(t, device, bounds=None, op=None, error=IndexError):
+  """(index, check): the index tensor as an 'xla' tensor (a cpu one is
+  uploaded), and None or the device-side check for the op's binding to
+  register inside its one call (python/device_checks.h).
 
   bounds: None, or (size, dim, negative_ok, message) to check index values
-  as eager does (IndexError). Values known on the host (a cpu tensor, or an
-  'xla' tensor whose value was just uploaded from one, see host_range) are
-  checked now; values computed on the device get a device-side check that
-  raises at a later sync or read, as eager CUDA's asserts do
+  as eager does. Values known on the host (a cpu tensor, or an 'xla' tensor
+  whose value was just uploaded from one, see host_range) are checked now;
+  values computed on the device get a device-side check that raises at a
+  later sync or read, as eager CUDA's asserts do
   (torch_xla/_device_checks.py). message: eager's text, or None for "index
   i is out of bounds for dimension d with size n", or a Prefix of that
   text. op: the op's name, for the device-side check's message. error:
-  the exception class eager raises for host-known values (gather and
-  scatter raise RuntimeError).
+  the exception class eager raises (gather and scatter raise
+  RuntimeError).
   """
   if isinstance(t, XlaTensor):
+    check = None
     if bounds is not None and t.numel():
       known = host_range(t)
       if known is not None:
         check_bounds(known[0], known[1], None, *bounds, error=error)
       elif not bounded_by(t, -bounds[0] if bounds[2] else 0, bounds[0]):
-        check_on_device(xt_of(t), *bounds, op=op, error=error)
-    return t
+        check = device_check(*bounds, op=op, error=error)
+    return t, check
   if isinstance(t, torch.Tensor):
     if t.device.type != "cpu":
       raise RuntimeError(f"indices on {t.device} cannot index an xla tensor")
     if bounds is not None and t.numel():
       check_bounds(int(t.min()), int(t.max()), t, *bounds, error=error)
     from torch_xla._ops import copy_ops
-    return copy_ops.from_host(t, device)
+    return copy_ops.from_host(t, device), None
   raise TypeError(f"expected an index tensor, got {type(t).__name__}")
 
 
@@ -107,16 +120,20 @@ def bounded_by(t, low, high):
 def check_on_device(v, size, dim, negative_ok, message, op=None,
                     exempt=None, error=IndexError):
   """Adds the device-side check that every index in handle `v` is in
-  range (see index_value); values equal to `exempt` (nll_loss's
-  ignore_index) pass too. error: the class it raises at the read (eager's:
-  RuntimeError for gather and scatter)."""
-  from torch_xla import _device_checks
-  if v.reads_placeholder:
-    # Traced on placeholders (a scan body, assume_pure): the trace never
-    # runs by itself, so a check here could never be read. Not checked.
-    return
-  low = -size if negative_ok else 0
-  bad = _XLAC._index_out_of_range(v, low, size, exempt)  # ops/index_ops.h
+  range (see index_and_check; one call into C++); values equal to `exempt`
+  (nll_loss's ignore_index) pass too."""
+  _XLAC._check_index_on_device(
+      v, device_check(size, dim, negative_ok, message, op, exempt, error))
+
+
+def device_check(size, dim, negative_ok, message, op=None, exempt=None,
+                 error=IndexError):
+  """The device-side check that every index is in range, as the builder
+  bindings take it: (low, size, exempt, message, error). A check of an
+  index traced on placeholders (a scan body, assume_pure) is not made: the
+  trace never runs by itself, so its flag could never be read. error: the
+  class it raises at the read (eager's: RuntimeError for gather and
+  scatter)."""
   if isinstance(message, str) and not isinstance(message, Prefix):
     text = message
   elif callable(message):
@@ -126,8 +143,8 @@ def check_on_device(v, size, dim, negative_ok, message, op=None,
             f"with size {size}")
   op = op or "indexing"
   # A Prefix naming the op already ("index_copy_(): ...") is not repeated.
-  _device_checks.add(bad, text if text.startswith(op) else f"{op}: {text}",
-                     error)
+  text = text if text.startswith(op) else f"{op}: {text}"
+  return (-size if negative_ok else 0, size, exempt, text, error)
 
 
 class Prefix(str):

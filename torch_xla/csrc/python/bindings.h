@@ -31,6 +31,9 @@ void InitSpmdBindings(pybind11::module_& m);
 void InitDistributedBindings(pybind11::module_& m);
 // nn_op_bindings.cc: losses, layer norm, embedding (ops/loss_ops.h & co.).
 void InitNnOpBindings(pybind11::module_& m);
+// index_bindings.cc: embedding, x[idx], gather/scatter, index_select & co,
+// and the device-side checks' registry (device_checks.h).
+void InitIndexOpBindings(pybind11::module_& m);
 // pooling_bindings.cc: max, average and adaptive pooling (ops/pooling_ops.h).
 void InitPoolingBindings(pybind11::module_& m);
 

@@ -12,6 +12,7 @@ PYBIND11_MODULE(_XLAC, m) {
   torch_xla::python::InitElementwiseBindings(m);
   torch_xla::python::InitOpBindings(m);
   torch_xla::python::InitNnOpBindings(m);
+  torch_xla::python::InitIndexOpBindings(m);
   torch_xla::python::InitPoolingBindings(m);
   torch_xla::python::InitLoweringBindings(m);
   torch_xla::python::InitViewBindings(m);

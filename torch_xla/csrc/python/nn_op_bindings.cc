@@ -1,8 +1,8 @@
 // _XLAC bindings of the nn core builders (torch_xla/csrc/ops: loss_ops,
-// index_ops, and reduction_ops' max.dim, argmax, prod, var/std,
-// any/all, logsumexp): the Python rules' single call per op (losses.py,
-// embedding.py, advanced_indexing.py, index_util.py, reductions.py; the
-// norms' are in norm_op_bindings.cc). Each binding only converts arguments
+// and reduction_ops' max.dim, argmax, prod, var/std, any/all, logsumexp):
+// the Python rules' single call per op (losses.py, reductions.py; the
+// norms' are in norm_op_bindings.cc, the indexing ops' in
+// index_bindings.cc). Each binding only converts arguments
 // (tensors through ToXlaTensor, None for an absent optional tensor, Python
 // numbers as scalar parameters) and returns the op's result as 'xla'
 // tensors, a tuple for multi-output ops; the IR and the dtype rules are
@@ -18,7 +18,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "pybind11/stl.h"
-#include "torch_xla/csrc/ops/index_ops.h"
 #include "torch_xla/csrc/ops/loss_ops.h"
 #include "torch_xla/csrc/ops/opmath.h"
 #include "torch_xla/csrc/ops/reduction_ops.h"
@@ -223,107 +222,7 @@ void InitPointwiseLossBindings(py::module_& m) {
       "pos_weight tensors or None.");
 }
 
-void InitIndexBindings(py::module_& m) {
-  m.def(
-      "_embedding",
-      [](py::handle weight, py::handle indices) {
-        Operand w = Read(weight);
-        return WrapOrNone(
-            ValueOrThrow(ops::Embedding(w.value, Read(indices).value)),
-            w.tensor->device());
-      },
-      py::arg("weight"), py::arg("indices"),
-      "weight[indices], one gather of rows (ops/index_ops.h).");
-  m.def(
-      "_embedding_backward",
-      [](py::handle grad, py::handle indices, int64_t num_weights,
-         py::handle padding_idx, bool scale_grad_by_freq) {
-        Operand g = Read(grad);
-        Value pad = padding_idx.is_none()
-                        ? Value()
-                        : ScalarLeafAtSite(padding_idx, DType::kI64);
-        return WrapOrNone(ValueOrThrow(ops::EmbeddingBackward(
-                              g.value, Read(indices).value, num_weights,
-                              std::move(pad), scale_grad_by_freq)),
-                          g.tensor->device());
-      },
-      py::arg("grad"), py::arg("indices"), py::arg("num_weights"),
-      py::arg("padding_idx"), py::arg("scale_grad_by_freq"),
-      "aten.embedding_dense_backward, one scatter-add of rows (ops/"
-      "index_ops.h); padding_idx an int or None.");
-  m.def(
-      "_index",
-      [](py::handle x, const std::vector<py::handle>& indices) {
-        Operand in = Read(x);
-        std::vector<Value> values;
-        for (py::handle index : indices) values.push_back(OptionalValue(index));
-        return WrapOrNone(ValueOrThrow(ops::AdvancedIndex(in.value, values)),
-                          in.tensor->device());
-      },
-      py::arg("x"), py::arg("indices"),
-      "x[indices] for integer index tensors (None for ':'), one gather "
-      "(ops/index_ops.h).");
-  m.def(
-      "_index_put",
-      [](py::handle x, const std::vector<py::handle>& indices,
-         py::handle values, bool accumulate, bool inplace) {
-        Operand in = Read(x);
-        std::vector<Value> index_values;
-        for (py::handle index : indices) {
-          index_values.push_back(OptionalValue(index));
-        }
-        Operand v;
-        if (PyFloat_Check(values.ptr()) || PyLong_Check(values.ptr())) {
-          v.value = ScalarLeafAtSite(values, in.value.shape().dtype);
-        } else {
-          v = Read(values);
-        }
-        Value out = ValueOrThrow(ops::AdvancedIndexPut(
-            in.value, index_values, v.value, accumulate));
-        if (inplace) {
-          TorchTensor target;
-          if (!ReadTorchTensor(x.ptr(), &target)) {
-            ThrowStatus(WrongTypeError("index_put_: x must be an 'xla' tensor"));
-          }
-          return CommitInPlace(
-              x.ptr(), target,
-              XlaTensor::FromIr(std::move(out), in.tensor->device()));
-        }
-        if (v.tensor && out == v.value) {  // values itself: a new tensor
-          return WrapTensor(ResultTensor(std::move(out), v.tensor, v.value));
-        }
-        return WrapOrNone(std::move(out), in.tensor->device());
-      },
-      py::arg("x"), py::arg("indices"), py::arg("values"),
-      py::arg("accumulate"), py::arg("inplace"),
-      "x[indices] = values (+= with `accumulate`) for integer index tensors "
-      "(None for ':'), one scatter (ops/index_ops.h); values a tensor of "
-      "x's dtype or a number. A new tensor, or x updated with `inplace`.");
-  m.def(
-      "_device_check_fold",
-      [](py::handle code, py::handle bad, int64_t number) {
-        Operand flag = Read(bad);
-        return XlaTensor::FromIr(ValueOrThrow(ops::FoldCheck(
-                                     OptionalValue(code), flag.value, number)),
-                                 flag.tensor->device());
-      },
-      py::arg("code"), py::arg("bad"), py::arg("number"),
-      "The step's device-check code after check `number` (ops/"
-      "index_ops.h): `number` where `bad` holds and no earlier check "
-      "failed; code None for 0. Returns a handle.");
-  m.def(
-      "_index_out_of_range",
-      [](py::handle index, int64_t low, int64_t size,
-         std::optional<int64_t> exempt) {
-        Operand in = Read(index);
-        return XlaTensor::FromIr(
-            ValueOrThrow(ops::IndexOutOfRange(in.value, low, size, exempt)),
-            in.tensor->device());
-      },
-      py::arg("index"), py::arg("low"), py::arg("size"),
-      py::arg("exempt") = std::nullopt,
-      "A pred 0-d handle: some element of `index` lies outside [low, size) "
-      "and is not `exempt` (ops/index_ops.h; a device-side index check).");
+void InitLossCheckBindings(py::module_& m) {
   m.def(
       "_outside_unit_interval",
       [](py::handle x) {
@@ -460,7 +359,7 @@ void InitNnOpBindings(py::module_& m) {
   InitLossBindings(m);
   InitPointwiseLossBindings(m);
   InitNormOpBindings(m);
-  InitIndexBindings(m);
+  InitLossCheckBindings(m);
 }
 
 }  // namespace torch_xla::python
