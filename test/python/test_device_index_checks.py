@@ -159,3 +159,33 @@ def test_the_check_adds_no_execution_and_moves_four_bytes_per_step():
   assert executions == 3
   moved = met.metric_data("TransferFromDeviceTime")
   assert moved is None or moved[0] == 3  # one s32 code per earlier step
+
+
+def test_checks_added_from_threads_at_once_are_all_kept():
+  # The registry is C++ with one lock (python/device_checks.h): threads
+  # that trace at the same time (replica threads) lose no check, and each
+  # check keeps its own message.
+  import threading
+  w = torch.randn(10, 4, device=DEV)
+  start = threading.Barrier(4)
+  errors = []
+
+  def trace(k):
+    try:
+      start.wait()
+      for i in range(25):
+        w.index_select(0, _device_indices([(k + i) % 10]))
+      if k == 3:
+        w.index_select(0, _device_indices([10 + k]))  # the one bad check
+    except Exception as e:  # noqa: BLE001  (reported below)
+      errors.append(e)
+
+  threads = [threading.Thread(target=trace, args=(k,)) for k in range(4)]
+  for t in threads:
+    t.start()
+  for t in threads:
+    t.join()
+  assert not errors
+  with pytest.raises(IndexError, match="index_select"):
+    xm.wait_device_ops()
+  xm.wait_device_ops()  # reported once
