@@ -17,7 +17,8 @@ import torch_xla.runtime as xr
 from torch_xla import _XLAC
 from torch_xla.experimental.distributed_checkpoint import (CheckpointManager,
                                                            SPMDLoadPlanner,
-                                                           SPMDSavePlanner)
+                                                           SPMDSavePlanner,
+                                                           prime_optimizer)
 
 if os.environ.get("XLA_USE_SPMD") != "1":
   pytest.skip("run through test_distributed_checkpoint.py (needs "
@@ -133,3 +134,38 @@ def test_a_cut_short_checkpoint_is_never_loaded(tmp_path):
   assert manager.all_steps() == [2, 3]
   with pytest.raises(ValueError, match="step 4 has no complete checkpoint"):
     manager.restore(4, state(net, opt))
+
+
+def test_prime_optimizer_then_restore(tmp_path):
+  """A fresh Adam has no state to load into; prime_optimizer gives it
+  moments sharded like their parameters, and a restore fills them with
+  the saved values."""
+  torch.manual_seed(0)
+  net = Net().to(DEV)
+  xs.mark_sharding(net.fc1.weight, mesh((N, 1)), ("x", "y"))
+  opt = torch.optim.Adam(net.parameters(), lr=0.1)
+  net(torch.randn(4, 8).to(DEV)).sum().backward()
+  opt.step()
+  torch_xla.sync()
+  manager = CheckpointManager(tmp_path, save_interval=1)
+  manager.save(1, state(net, opt))
+  want = {k: {n: v.cpu() for n, v in s.items() if torch.is_tensor(v)}
+          for k, s in opt.state_dict()["state"].items()}
+
+  torch.manual_seed(1)
+  net2 = Net().to(DEV)
+  xs.mark_sharding(net2.fc1.weight, mesh((2, N // 2)), ("x", "y"))
+  opt2 = torch.optim.Adam(net2.parameters(), lr=0.1)
+  assert not opt2.state_dict()["state"]
+  assert prime_optimizer(opt2) is opt2
+  moment = opt2.state[net2.fc1.weight]["exp_avg"]
+  assert _XLAC._get_xla_sharding_spec(moment) == "{devices=[2,2]0,1,2,3}"
+  target = state(net2, opt2)
+  manager.restore(1, target)
+  opt2.load_state_dict(target["optim"])
+  for k, s in opt2.state_dict()["state"].items():
+    for n, v in s.items():
+      if torch.is_tensor(v):
+        assert torch.equal(v.cpu(), want[k][n]), (k, n)
+  assert _XLAC._get_xla_sharding_spec(
+      opt2.state[net2.fc1.weight]["exp_avg"]) == "{devices=[2,2]0,1,2,3}"
