@@ -241,3 +241,94 @@ def test_pools_lower_to_window_ops():
   assert "stablehlo.select_and_scatter" in hlo
   assert "stablehlo.scatter" not in hlo.replace("select_and_scatter", "")
   assert not _window_slices(hlo)
+
+
+# ---------------------------------------------------------------------------
+# Adaptive max pooling over non-uniform windows (separable: one argmax per
+# spatial dim over gathered windows) and 3-d adaptive pools.
+
+
+@pytest.mark.parametrize("shape,out", [
+    ((2, 3, 7, 9, 8), (3, 4, 5)),
+    ((3, 6, 5, 7), (3, 2, 4)),
+    ((1, 2, 4, 6, 8), (2, 3, 4)),
+    ((1, 2, 5, 5, 5), (3, None, 1)),
+], ids=str)
+def test_adaptive_max_pool3d(shape, out):
+  check_op(lambda x: F.adaptive_max_pool3d(x, out, return_indices=True),
+           torch.randn(shape))
+
+
+def test_adaptive_max_pool_ties_nan_and_infinity_like_eager():
+  # Ties across rows and columns: the first maximum in row-major order;
+  # NaNs in several rows of a window: the last one; all -inf: the first.
+  torch.manual_seed(1)
+  x = torch.randint(0, 3, (2, 2, 9, 10)).float()
+  x[0, 0, 1, 4] = float("nan")
+  x[0, 0, 2, 1] = float("nan")
+  x[0, 1, 5:9, 6:10] = -float("inf")
+  for out in [(4, 3), (2, 7), (5, 5)]:
+    check_op(lambda a: F.adaptive_max_pool2d(a, out, return_indices=True),
+             x, grad=False)
+  check_op(lambda a: F.adaptive_max_pool2d(a, (4, 3)), x.nan_to_num(0.0))
+  v = torch.randint(0, 2, (1, 2, 5, 7, 6)).float()
+  v[0, 1, 3, 2, 4] = float("nan")
+  v[0, 1, 4, 0, 0] = float("nan")
+  check_op(lambda a: F.adaptive_max_pool3d(a, (3, 4, 4),
+                                           return_indices=True), v,
+           grad=False)
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16,
+                                   torch.float64])
+def test_adaptive_max_pool_float_dtypes(dtype):
+  check_op(lambda x: F.adaptive_max_pool2d(x, (3, 4), return_indices=True),
+           torch.randn(2, 3, 7, 9).to(dtype))
+
+
+def test_adaptive_max_pool1d():
+  check_op(lambda x: F.adaptive_max_pool1d(x, 4, return_indices=True),
+           torch.randn(2, 3, 11))
+
+
+@pytest.mark.parametrize("shape,out", [
+    ((2, 3, 7, 9, 8), (3, 4, 5)),
+    ((2, 3, 4, 6, 8), (2, 3, 4)),
+    ((3, 5, 6, 7), (5, 2, None)),
+], ids=str)
+def test_adaptive_avg_pool3d(shape, out):
+  check_op(lambda x: F.adaptive_avg_pool3d(x, out), torch.randn(shape))
+
+
+@pytest.mark.parametrize("fn,error,message", [
+    (lambda x: F.adaptive_max_pool3d(x.long(), 2), NotImplementedError,
+     "\"adaptive_max_pool3d_cpu\" not implemented for 'Long'"),
+    (lambda x: F.adaptive_max_pool3d(x[0, 0, 0], 2), RuntimeError,
+     "adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: [4, 4]"),
+    (lambda x: F.adaptive_max_pool2d(x[0, 0, 0, 0], 2), RuntimeError,
+     "adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: [4]"),
+    (lambda x: F.adaptive_max_pool3d(x, (2, -1, 2)), RuntimeError,
+     "Trying to create tensor with negative dimension -1: [1, 2, 2, -1, 2]"),
+    (lambda x: torch.ops.aten.adaptive_max_pool3d(x, [2, 2]), RuntimeError,
+     "adaptive_max_pool3d(): internal error: output_size.size() must be 3"),
+    (lambda x: torch.ops.aten.adaptive_max_pool3d_backward(
+        x[:, :, :2], x, x[:, :, :3].long()), RuntimeError,
+     "expected sizes [1, 2, 3, 4, 4] for `gradOutput` but got sizes "
+     "[1, 2, 2, 4, 4]"),
+    (lambda x: torch.ops.aten.avg_pool3d_backward(
+        x[:, :, :, :1], x, [2, 2, 2], [2, 2, 2], [0, 0, 0], False, True,
+        None), RuntimeError,
+     "Expected a tensor of dimension 5 and tensor.size[2] == 2 but got: "
+     "dimension 5 and tensor.size[2] = 4"),
+    (lambda x: torch.ops.aten.max_pool3d_with_indices_backward(
+        x[:, :1, :2, :2, :2], x, [2, 2, 2], [2, 2, 2], [0, 0, 0], [1, 1, 1],
+        False, x[:, :1, :2, :2, :2].long()), RuntimeError,
+     "Expected a tensor of dimension 5 and tensor.size[1] == 2 but got: "
+     "dimension 5 and tensor.size[1] = 1"),
+], ids=range(8))
+def test_adaptive_and_backward_errors_match_eager(fn, error, message):
+  x = torch.randn(1, 2, 4, 4, 4)
+  with pytest.raises(error, match=re.escape(message)):
+    fn(x)
+  with pytest.raises(error, match=re.escape(message)):
+    fn(x.to(XLA))
