@@ -169,3 +169,24 @@ def test_prime_optimizer_then_restore(tmp_path):
         assert torch.equal(v.cpu(), want[k][n]), (k, n)
   assert _XLAC._get_xla_sharding_spec(
       opt2.state[net2.fc1.weight]["exp_avg"]) == "{devices=[2,2]0,1,2,3}"
+
+
+def test_uneven_shards_round_trip(tmp_path):
+  """A 10x3 tensor over 4 row shards (3, 3, 3, 1 rows; the devices' buffers
+  are padded) saved without the padding and loaded into a 2x2 mesh (5 rows,
+  2 and 1 columns per device)."""
+  full = torch.arange(30.0).reshape(10, 3)
+  w = full.to(DEV)
+  xs.mark_sharding(w, mesh((N, 1)), ("x", None))
+  metadata = dcp.save({"w": w}, storage_writer=dcp.FileSystemWriter(tmp_path),
+                      planner=SPMDSavePlanner())
+  chunks = sorted((tuple(c.offsets), tuple(c.sizes))
+                  for c in metadata.state_dict_metadata["w"].chunks)
+  assert chunks == [((0, 0), (3, 3)), ((3, 0), (3, 3)), ((6, 0), (3, 3)),
+                    ((9, 0), (1, 3))]
+  w2 = torch.zeros(10, 3).to(DEV)
+  xs.mark_sharding(w2, mesh((2, N // 2)), ("x", "y"))
+  dcp.load({"w": w2}, storage_reader=dcp.FileSystemReader(tmp_path),
+           planner=SPMDLoadPlanner())
+  assert torch.equal(w2.cpu(), full)
+  assert _XLAC._get_xla_sharding_spec(w2) == "{devices=[2,2]0,1,2,3}"

@@ -224,6 +224,17 @@ def test_load_2x2_from_a_4x1_mesh_reads_overlaps_and_sends_own_shards(jobs):
     assert sorted(asked) == [[0, 0], [0, 4], [0, 8], [0, 12]]
 
 
+def test_a_process_holding_only_padding_still_takes_the_loaded_value(jobs):
+  """2 rows over 4 devices: process 0's devices hold a row each, process
+  1's only padding; both processes' targets take the loaded value."""
+  for rank, p in enumerate(jobs["2x2"]):
+    tiny = p["tiny"]
+    assert tiny["replaced"] is True
+    assert all(tiny["equal"])
+    rows = [box[0] for box in tiny["boxes"]]
+    assert rows == ([[0, 1], [1, 2]] if rank == 0 else [[2, 2], [2, 2]])
+
+
 def test_restore_in_4x1_from_a_2x2_save(jobs):
   """CheckpointManager.restore of the 2 x 2 job's step 10 in a 4 x 1 job:
   each process reads the chunks of its rows only and sends its one

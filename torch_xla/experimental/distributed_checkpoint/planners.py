@@ -269,10 +269,16 @@ class SPMDLoadPlanner(DefaultLoadPlanner):
       if fqn in self._targets:
         self._pending[fqn] = self._pending.get(fqn, 0) + _volume(item.lengths)
     for fqn, (target, _) in self._targets.items():
-      if target.numel() and fqn not in self._pending and (
-          fqn not in self._boxes or self._boxes[fqn]):
-        raise RuntimeError(f"SPMDLoadPlanner: the checkpoint has no data "
-                           f"for {fqn}")
+      if not target.numel() or fqn in self._pending:
+        continue
+      if fqn in self._boxes and not self._boxes[fqn]:
+        # This process's devices hold only padding of `fqn` (a small
+        # tensor over many devices): nothing to read, but they still take
+        # the new value's (padding-only) shards.
+        self._place(fqn)
+        continue
+      raise RuntimeError(f"SPMDLoadPlanner: the checkpoint has no data "
+                         f"for {fqn}")
     self.plan = dataclasses.replace(plan, items=items)
     return self.plan
 
