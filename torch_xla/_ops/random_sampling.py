@@ -10,12 +10,9 @@ from torch_xla._ops._common import code_of, literal
 from torch_xla._ops.random_ops import (_DIGITS, _INT_RANGE, _TYPE_NAMES,
                                        _compute_code, _dtype_name,
                                        _empty_result, _float_code, _fmt,
-                                       _open_uniform, _param, check_values,
-                                       normal_, not_at_least, random_bits,
-                                       uniform01, uniform_)
-from torch_xla._ops.reductions import sort_along
+                                       normal_, seed, uniform_)
 from torch_xla._ops.registry import aten, op
-from torch_xla._tensor import commit, wrap, xt_of
+from torch_xla._tensor import wrap, xt_of
 
 
 @op(aten.multinomial.default)
@@ -40,61 +37,18 @@ def multinomial(probs, num_samples, replacement=False, generator=None):
   if not replacement and num_samples > n:
     raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples "
                        "without replacement")
-  device = probs.device.index
-  cc = _compute_code(code_of(probs.dtype))
-  rows = probs.shape[0] if probs.dim() == 2 else 1
-  weights = _ir.reshape(_ir.convert(xt_of(probs), cc), [rows, n])
-  _check_weights(probs, weights, replacement and num_samples > 1)
-  if replacement:
-    cdf = xt_of(torch.cumsum(wrap(weights), 1))  # [rows, n]
-    total = _ir.slice_(cdf, [0, n - 1], [rows, n])  # [rows, 1]
-    pair = [rows, num_samples, n]
-    point = _ir.binary(
-        "multiply", uniform01([rows, num_samples], cc, device, generator),
-        _ir.broadcast_to(total, [rows, num_samples]))
-    below = _ir.compare(
-        _ir.broadcast_in_dim(cdf, pair, [0, 2]),
-        _ir.broadcast_in_dim(point, pair, [0, 1]), "LE")
-    index = _ir.reduce(_ir.convert(below, _ir.S64), [2], "sum")
-    # Rounding can put the point at the total: stay on the last category.
-    index = _ir.binary("minimum", index,
-                       literal(n - 1, _ir.S64, [rows, num_samples], device))
-  else:
-    u = _open_uniform([rows, n], cc, device, generator)
-    gumbel = _ir.unary("negate", _ir.unary("log", _ir.unary(
-        "negate", _ir.unary("log", u))))
-    keys = _ir.binary("add", _ir.unary("log", weights), gumbel)
-    index = xt_of(torch.topk(wrap(keys), num_samples)[1])
-  out_shape = list(probs.shape[:-1]) + [num_samples]
-  return wrap(_ir.reshape(index, out_shape))
-
-
-_INVALID = "invalid multinomial distribution "
-
-
-def _check_weights(probs, weights, drawing_repeatedly):
-  """Device-side checks of multinomial's weights (the [rows, n] handle),
-  in eager CPU's order and words: its one-draw and without-replacement
-  path checks "inf, nan or < 0" at once, its repeated-draw path entry by
-  entry; then no row may sum to 0."""
-  def row_sums_zero(w):
-    total = _ir.reduce(w, [1], "sum")
-    return _ir.compare(total, literal(0, w.dtype, total.dims, w.device),
-                       "EQ")
-
-  if drawing_repeatedly:
-    check_values(probs, lambda v: not_at_least(v, 0),
-                 _INVALID + "(encountering probability entry < 0)")
-    check_values(probs, lambda v: _ir.unary("not", _ir.unary(
-        "is_finite", v)), _INVALID + "(encountering probability entry = "
-                 "infinity or NaN)")
-  else:
-    check_values(probs, lambda v: _ir.binary(
-        "or", not_at_least(v, 0), _ir.unary("not", _ir.unary(
-            "is_finite", v))), "probability tensor contains either `inf`, "
-                 "`nan` or element < 0")
-  check_values(probs, lambda v: row_sums_zero(weights),
-               _INVALID + "(sum of probabilities <= 0)")
+  if n == 0:
+    raise RuntimeError("aminmax(): cannot compute aminmax over an empty "
+                       "dimension as the operation has no identity.")
+  index, checks = _XLAC._multinomial(probs, seed(generator,
+                                                 probs.device.index),
+                                     num_samples, replacement,
+                                     probs.numel() > 0)
+  if checks:
+    from torch_xla import _device_checks
+    for bad, message in checks:
+      _device_checks.add(bad, message, error=RuntimeError)
+  return index
 
 
 _BERNOULLI_P = ("Expected p_in >= 0 && p_in <= 1 to be true, but got "
@@ -102,58 +56,66 @@ _BERNOULLI_P = ("Expected p_in >= 0 && p_in <= 1 to be true, but got "
 
 
 def _check_probabilities(p):
-  """Eager's check that every probability of the 'xla' tensor p is in
-  [0, 1] (NaN fails), device-side."""
-  check_values(p, lambda v: _ir.binary("or", not_at_least(v, 0), _ir.compare(
-      v, literal(1, v.dtype, v.dims, v.device), "GT")), _BERNOULLI_P)
+  """Eager's check that every probability of the float 'xla' tensor p is
+  in [0, 1] (NaN fails), device-side (its predicate is BCE's, one C++
+  builder: ops/loss_ops.h OutsideUnitInterval)."""
+  if p.numel() == 0 or xt_of(p).reads_placeholder:
+    return  # a traced body never runs by itself
+  from torch_xla import _device_checks
+  _device_checks.add(_XLAC._outside_unit_interval(p), _BERNOULLI_P,
+                     error=RuntimeError)
 
 
-def _bernoulli_value(x, p, generator, name):
-  """u < p as x's dtype; p a float or a tensor broadcastable to x."""
-  shape, device = list(x.shape), x.device.index
+def _bernoulli(x, p, generator, name, target):
+  """u < p as x's dtype, p a float or a tensor broadcastable to x; written
+  into `target` (x itself for the in-place forms) or, for None, a new
+  tensor. Compared at p's resolution for a float tensor p, else at x's
+  (f32 for a non-float x)."""
   code = code_of(x.dtype)
-  target = code if code in _ir.FLOAT_CODES else _ir.F32
+  compute = code if code in _ir.FLOAT_CODES else _ir.F32
   if isinstance(p, torch.Tensor):
     if p.device.type != "xla":
       p = p.to(x.device)
     if p.is_floating_point():
-      target = code_of(p.dtype)  # compare at p's resolution
+      compute = code_of(p.dtype)
       _check_probabilities(p)
-    pv = _ir.convert(xt_of(p), _compute_code(target))
     try:
-      pv = _ir.broadcast_to(pv, shape)
+      fits = torch.broadcast_shapes(p.shape, x.shape) == x.shape
     except RuntimeError:
+      fits = False
+    if not fits:
       raise RuntimeError(
           f"{name}: p of shape {list(p.shape)} is not broadcastable to the "
-          f"tensor's shape {shape}") from None
+          f"tensor's shape {list(x.shape)}")
   else:
     if not 0 <= p <= 1:
       raise RuntimeError(
           f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(p)}")
-    pv = _param(float(p), _compute_code(target), shape, device)
-  u = uniform01(shape, _compute_code(target), device, generator)
-  return _ir.convert(_ir.compare(u, pv, "LT"), code)
+    p = float(p)
+  device = x.device.index
+  return _XLAC._bernoulli(seed(generator, device), p, _compute_code(compute),
+                          target, list(x.shape), code, device)
 
 
 @op(aten.bernoulli_.float)
 def bernoulli_float_(x, p=0.5, generator=None):
   if _empty_result(x):
     return x
-  return commit(x, _bernoulli_value(x, p, generator, "bernoulli_"))
+  return _bernoulli(x, p, generator, "bernoulli_", x)
 
 
 @op(aten.bernoulli_.Tensor)
 def bernoulli_tensor_(x, p, generator=None):
   if _empty_result(x):
     return x
-  return commit(x, _bernoulli_value(x, p, generator, "bernoulli_"))
+  return _bernoulli(x, p, generator, "bernoulli_", x)
 
 
 @op(aten.bernoulli.p)
 def bernoulli_p(x, p=0.5, generator=None):
   if _empty_result(x):
     return wrap(_XLAC._clone(xt_of(x)))
-  return wrap(_bernoulli_value(x, p, generator, "bernoulli"))
+  return _bernoulli(x, p, generator, "bernoulli", None)
 
 
 @op(aten.bernoulli.default)
@@ -162,18 +124,18 @@ def bernoulli(x, generator=None):
   _float_code("bernoulli_tensor_cpu_p_", x)
   if _empty_result(x):
     return wrap(_XLAC._clone(xt_of(x)))
-  return wrap(_bernoulli_value(x, x, generator, "bernoulli"))
+  return _bernoulli(x, x, generator, "bernoulli", None)
 
 
-def _random_range(x, from_, to):
+def _random_range(dtype, from_, to):
   """[from, to) as Python ints after eager's checks; to None means the
-  largest value of x's dtype (2^digits for floats)."""
-  code = code_of(x.dtype)
+  largest value of `dtype` (2^digits for floats)."""
+  code = code_of(dtype)
   if code in _ir.FLOAT_CODES:
     low, high = -(1 << _DIGITS[code]), 1 << _DIGITS[code]
   else:
     low, high = _INT_RANGE[code]
-  name = _TYPE_NAMES.get(code, str(x.dtype))
+  name = _TYPE_NAMES.get(code, str(dtype))
   if to is None:
     to = high + 1
   elif from_ >= to:
@@ -186,19 +148,17 @@ def _random_range(x, from_, to):
   return code, from_, to
 
 
-def _random_value(x, from_, to, generator):
-  code, from_, to = _random_range(x, from_, to)
-  shape, device = list(x.shape), x.device.index
+def _random_value(x, from_, to, generator, dims=None, dtype=None, device=0):
+  """Integers in [from, to) (ops/random_ops.h RandomInteger) filling x, or
+  for x None a new tensor of `dims` and `dtype` on `device`."""
+  if x is not None:
+    dtype, device = x.dtype, x.device.index
+  _, from_, to = _random_range(dtype, from_, to)
   span = to - from_  # in [1, 2^64]
-  bits = random_bits(shape, _ir.U64, device, generator)
-  if span < (1 << 64):
-    # The span and the start are parameters: new bounds do not recompile.
-    span_param = _wrap_int64(span)
-    bits = _ir.binary("remainder", bits,
-                      _param(span_param, _ir.U64, shape, device))
-  value = _ir.convert(bits, _ir.S64)  # wraps for values >= 2^63
-  value = _ir.binary("add", value, _param(from_, _ir.S64, shape, device))
-  return _ir.convert(value, code)
+  # The span and the start are parameters: new bounds do not recompile.
+  span = _wrap_int64(span) if span < (1 << 64) else None
+  return _XLAC._random_integer(seed(generator, device), span, from_, x,
+                               dims or [], code_of(dtype), device)
 
 
 def _wrap_int64(value):
@@ -210,14 +170,14 @@ def _wrap_int64(value):
 def random_from(x, from_, to=None, generator=None):
   if _empty_result(x):
     return x
-  return commit(x, _random_value(x, from_, to, generator))
+  return _random_value(x, from_, to, generator)
 
 
 @op(aten.random_.to)
 def random_to(x, to, generator=None):
   if _empty_result(x):
     return x
-  return commit(x, _random_value(x, 0, to, generator))
+  return _random_value(x, 0, to, generator)
 
 
 @op(aten.random_.default)
@@ -229,64 +189,70 @@ def random_(x, generator=None):
     to = (1 << _DIGITS[code]) + 1
   else:
     to = _INT_RANGE[code][1] + 1
-  return commit(x, _random_value(x, 0, to, generator))
+  return _random_value(x, 0, to, generator)
 
 
 @op(aten.native_dropout.default)
 def native_dropout(x, p, train):
-  """(x * mask / (1 - p), mask) with mask ~ bernoulli(1 - p), like eager."""
-  v = xt_of(x)
-  shape, device = list(x.shape), x.device.index
+  """(x * mask / (1 - p), mask) with mask ~ bernoulli(1 - p), like eager:
+  one call into C++ (ops/random_ops.h Dropout) in training."""
   if (train is not None and not train) or _empty_result(x):
+    v = xt_of(x)
     return (wrap(_XLAC._clone(v)),
-            wrap(literal(True, _ir.PRED, shape, device)))
-  code = code_of(x.dtype)
-  if code not in _ir.FLOAT_CODES:
+            wrap(literal(True, _ir.PRED, list(x.shape), x.device.index)))
+  if not x.dtype.is_floating_point:
     raise RuntimeError(f"native_dropout: expected a floating point input, "
                        f"got {x.dtype}")
   keep_probability = 1.0 - p
-  u = uniform01(shape, _compute_code(code), device)
-  cc = u.dtype
-  mask = _ir.compare(u, _param(keep_probability, cc, shape, device), "LT")
   scale = 0.0 if keep_probability == 0 else 1.0 / keep_probability
-  out = _ir.binary("multiply", v, _ir.convert(mask, code))
-  out = _ir.binary("multiply", out, _param(scale, code, shape, device))
-  return wrap(out), wrap(mask)
+  return _XLAC._dropout(x, seed(None, x.device.index), keep_probability,
+                        scale)
 
 
 @op(aten.native_dropout_backward.default)
 def native_dropout_backward(grad, mask, scale):
-  g = xt_of(grad)
-  code = g.dtype
-  shape, device = list(grad.shape), grad.device.index
-  m = _ir.binary("multiply", _ir.convert(xt_of(mask), code),
-                 _param(scale, code, shape, device))
-  return wrap(_ir.binary("multiply", g, m))
+  return _XLAC._dropout_backward(grad, mask, float(scale))
 
 
-def _like(x, dtype, device, fill, method, *args):
-  """A new tensor shaped like x filled by the in-place rule `fill` (or, for
-  a non-xla `device`, by the eager tensor method of that name)."""
+def _new_uniform(dims, dtype, device, generator=None):
+  _float_code("check_uniform_bounds", dtype)
+  return _XLAC._random("uniform", seed(generator, device), None, None, None,
+                       list(dims), code_of(dtype), device)
+
+
+def _new_normal(dims, dtype, device, generator=None):
+  _float_code("normal_kernel_cpu", dtype)
+  return _XLAC._random("normal", seed(generator, device), None, None, None,
+                       list(dims), code_of(dtype), device)
+
+
+def _like(x, dtype, device, new, method, *args):
+  """A new tensor shaped like x made by `new(dims, dtype, device, *args)`
+  (or, for a non-xla `device`, filled by the eager tensor method of that
+  name)."""
   dtype = dtype or x.dtype
   if device is not None and torch.device(device).type != "xla":
     target = torch.empty(tuple(x.shape), dtype=dtype, device=device)
     return getattr(target, method)(*args[:-1], generator=args[-1])
   index = x.device.index if device is None else (
       torch.device(device).index or 0)
-  target = wrap(literal(0, code_of(dtype), list(x.shape), index))
-  return fill(target, *args)
+  return new(list(x.shape), dtype, index, *args)
+
+
+def _new_integers(dims, dtype, device, low, high, generator=None):
+  return _random_value(None, low, high, generator, list(dims), dtype, device)
 
 
 @op(aten.rand_like.default, aten.rand_like.generator)
 def rand_like(x, *, generator=None, dtype=None, layout=None, device=None,
               pin_memory=None, memory_format=None):
-  return _like(x, dtype, device, uniform_, "uniform_", 0.0, 1.0, generator)
+  return _like(x, dtype, device, _new_uniform, "uniform_", generator)
 
 
 @op(aten.randn_like.default, aten.randn_like.generator)
 def randn_like(x, *, generator=None, dtype=None, layout=None, device=None,
                pin_memory=None, memory_format=None):
-  return _like(x, dtype, device, normal_, "normal_", 0.0, 1.0, generator)
+  return _like(x, dtype, device, _new_normal, "normal_", generator)
 
 
 @op(aten.randint_like.default, aten.randint_like.generator,
@@ -295,14 +261,15 @@ def randint_like(x, high, *, generator=None, dtype=None, layout=None,
                  device=None, pin_memory=None, memory_format=None):
   if isinstance(high, torch.Tensor):
     high = int(high.item())
-  return _like(x, dtype, device, random_from, "random_", 0, high, generator)
+  return _like(x, dtype, device, _new_integers, "random_", 0, high,
+               generator)
 
 
 @op(aten.randint_like.low_dtype, aten.randint_like.low_generator_dtype)
 def randint_like_low(x, low, high, *, generator=None, dtype=None,
                      layout=None, device=None, pin_memory=None,
                      memory_format=None):
-  return _like(x, dtype, device, random_from, "random_", low, high,
+  return _like(x, dtype, device, _new_integers, "random_", low, high,
                generator)
 
 
@@ -322,31 +289,76 @@ def _check_randperm_dtype(n, code):
     raise RuntimeError("n cannot be greater than 2049 for Half type.")
 
 
-def randperm_value(n, code, device, generator=None):
-  """A handle holding a random permutation of range(n) as `code`.
-
-  Cost: one sort of n keys (O(n log n) work, O(n) memory).
-  """
+def _randperm(n, out, generator=None, dtype=None, device=0):
+  """A random permutation of range(n) written into `out`, or for None a new
+  tensor of `dtype` on `device` (ops/random_ops.h Randperm: one sort of n
+  random keys, O(n log n) work, O(n) memory)."""
   if n < 0:
     raise RuntimeError(f"n must be non-negative, got{n}")
   if n >= 1 << 32:
     raise RuntimeError(f"randperm: n={n} is too large for 'xla' (at most "
                        f"2^32 - 1)")
+  if out is not None:
+    dtype, device = out.dtype, out.device.index
+  code = code_of(dtype)
   _check_randperm_dtype(n, code)
-  if n <= 1:
-    return _ir.convert(_ir.iota(_ir.S64, [n], 0, device), code)
-  # Stable, so equal keys keep index order: the same permutation as sorting
-  # (key << 32 | index).
-  keys = random_bits([n], _ir.U32, device, generator)
-  return _ir.convert(sort_along(keys, 0, descending=False)[1], code)
+  return _XLAC._randperm(n, seed(generator, device), out, code, device)
 
 
 @op(aten.randperm.generator_out)
 def randperm_generator_out(n, generator=None, out=None):
-  value = randperm_value(n, code_of(out.dtype), out.device.index, generator)
-  return commit(out, value)
+  return _randperm(n, out, generator)
 
 
 @op(aten.randperm.out)
 def randperm_out(n, out):
-  return randperm_generator_out(n, None, out=out)
+  return _randperm(n, out)
+
+
+# Factories: ops without tensor arguments do not reach __torch_dispatch__;
+# they dispatch on the XLA key, where these kernels make the tensor in one
+# call into C++ (eager's composite would make an empty tensor and fill it).
+_xla_kernels = torch.library.Library("aten", "IMPL", "XLA")
+
+
+def _factory(new, default_dtype=None):
+  """An XLA-key kernel for a random factory: new(size, dtype, device,
+  *numbers, generator) after eager's argument handling."""
+
+  def kernel(*args, generator=None, dtype=None, layout=None, device=None,
+             pin_memory=None):
+    *numbers, size = args
+    dtype = dtype or default_dtype or torch.get_default_dtype()
+    index = torch.device(device).index or 0 if device is not None else 0
+    return new(list(size), dtype, index, *numbers, generator)
+
+  kernel.__name__ = new.__name__
+  return kernel
+
+
+def _new_integers_below(dims, dtype, device, high, generator=None):
+  return _new_integers(dims, dtype, device, 0, high, generator)
+
+
+def _new_permutation(dims, dtype, device, generator=None):
+  return _randperm(dims[0], None, generator, dtype, device)
+
+
+for _name, _new, _default in (
+    ("rand", _new_uniform, None), ("rand.generator", _new_uniform, None),
+    ("randn", _new_normal, None), ("randn.generator", _new_normal, None),
+    ("randint", _new_integers_below, torch.int64),
+    ("randint.generator", _new_integers_below, torch.int64),
+    ("randint.low", _new_integers, torch.int64),
+    ("randint.low_generator", _new_integers, torch.int64)):
+  _xla_kernels.impl(_name, _factory(_new, _default))
+
+
+def _randperm_kernel(n, generator=None, dtype=None, layout=None, device=None,
+                     pin_memory=None):
+  index = torch.device(device).index or 0 if device is not None else 0
+  return _randperm(n, None, generator, dtype or torch.int64, index)
+
+
+_xla_kernels.impl("randperm", _randperm_kernel)
+_xla_kernels.impl("randperm.generator", _randperm_kernel)

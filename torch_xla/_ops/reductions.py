@@ -16,7 +16,7 @@ NaN-aware max/min/amax/amin and max.dim/argmax are built in C++
 (torch_xla/csrc/ops/reduction_ops.h), one _XLAC call per op, by the
 builders the C++ fast rules call too; this module normalizes eager's
 `dim`/`dtype` arguments and raises eager's errors. The helpers (acc_code,
-reduction_dims, reduce_extreme, scan, sort_along) are shared with other
+reduction_dims, reduce_extreme, scan) are shared with other
 rule files.
 """
 
@@ -377,42 +377,18 @@ def logsumexp(x, dim, keepdim=False):
 
 
 # ---------------------------------------------------------------------------
-# sort and topk.
-#
-# One IR `sort` of (values, iota) along the dim: stable (ties keep index
-# order), NaN sorted as the largest value and -0.0 equal to 0.0, which is
-# eager's order. O(n) memory and O(n log n) work per row; top-k is a full
-# sort and a slice (StableHLO has no top-k op).
-
-
-def sort_along(v, d: int, descending: bool):
-  """(values, int64 indices) of handle v (rank >= 1) sorted along dim d."""
-  iota = _ir.iota(S64, v.dims, d, v.device)
-  values, indices = _ir.sort([v, iota], d, descending=descending)
-  return values, indices
-
-
-def _sort_first(x, dim, k, descending):
-  """The first k of x sorted along `dim`: (values, indices) handles."""
-  v = xt_of(x)
-  if x.dim() == 0:  # eager gives the value itself, even for topk(k=0)
-    return _XLAC._clone(v), literal(0, S64, [], v.device)
-  d = canonical_dim(dim, x.dim())
-  values, indices = sort_along(v, d, descending)
-  if k < x.shape[d]:
-    limit = list(v.dims)
-    limit[d] = k
-    start = [0] * x.dim()
-    values = _ir.slice_(values, start, limit)
-    indices = _ir.slice_(indices, start, limit)
-  return values, indices
+# sort and topk: one call each into the C++ builder (ops/order_ops.h
+# SortFirst): one IR `sort` of (values, iota) along the dim, stable (ties
+# keep index order), NaN sorted as the largest value and -0.0 equal to
+# 0.0, which is eager's order; top-k is the sort and a slice (StableHLO has
+# no top-k op).
 
 
 @op(aten.sort.default)
 def sort(x, dim=-1, descending=False):
-  n = x.shape[canonical_dim(dim, x.dim())] if x.dim() else 1
-  values, indices = _sort_first(x, dim, n, descending)
-  return wrap(values), wrap(indices)
+  d = canonical_dim(dim, x.dim())
+  n = x.shape[d] if x.dim() else 1
+  return _XLAC._sort(x, d, n, descending)
 
 
 @op(aten.sort.stable)
@@ -428,5 +404,4 @@ def topk(x, k, dim=-1, largest=True, sorted=True):
     raise RuntimeError("selected index k out of range")
   if x.dtype == torch.bool:  # eager CPU's error (eager CUDA computes)
     raise RuntimeError("topk does not support bool dtypes (as on CPU)")
-  values, indices = _sort_first(x, dim, k, largest)
-  return wrap(values), wrap(indices)
+  return _XLAC._sort(x, d, k, largest)

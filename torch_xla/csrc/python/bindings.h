@@ -36,6 +36,9 @@ void InitNnOpBindings(pybind11::module_& m);
 void InitIndexOpBindings(pybind11::module_& m);
 // pooling_bindings.cc: max, average and adaptive pooling (ops/pooling_ops.h).
 void InitPoolingBindings(pybind11::module_& m);
+// sampling_bindings.cc: random draws and order statistics
+// (ops/random_ops.h, order_ops.h).
+void InitSamplingBindings(pybind11::module_& m);
 
 // A DType code from Python; InvalidArgument (ValueError) for an unknown one.
 absl::StatusOr<DType> DTypeFromCode(int64_t code);

@@ -24,4 +24,5 @@ PYBIND11_MODULE(_XLAC, m) {
   torch_xla::python::InitCallBindings(m);
   torch_xla::python::InitSpmdBindings(m);
   torch_xla::python::InitDistributedBindings(m);
+  torch_xla::python::InitSamplingBindings(m);
 }
