@@ -44,6 +44,7 @@ class CheckpointManager:
     save_interval: should_save(step) is true every that many steps.
     max_to_keep: how many committed checkpoints to keep (0: all).
     max_pending_async: accepted for upstream compatibility.
+    num_of_threads: threads writing each process's files.
     process_group: the CPU group that saves together (default: a new gloo
       group over torch.distributed's default group when it is initialized,
       else this process alone; a job of several processes must initialize
@@ -52,7 +53,7 @@ class CheckpointManager:
   """
 
   def __init__(self, path: str, save_interval: int, max_to_keep: int = 0,
-               max_pending_async: int = 1,
+               max_pending_async: int = 1, num_of_threads: int = 1,
                process_group: Optional[dist.ProcessGroup] = None,
                chkpt_on_preemption: bool = True):
     del max_pending_async, chkpt_on_preemption
@@ -62,6 +63,7 @@ class CheckpointManager:
     self.base_path = os.fspath(path)
     self.save_interval = save_interval
     self.max_to_keep = max_to_keep
+    self.num_of_threads = num_of_threads
     self.pg = process_group
     if self.pg is None and dist.is_initialized():
       from torch_xla.distributed import _world
@@ -102,7 +104,8 @@ class CheckpointManager:
       shutil.rmtree(path)  # an older, possibly incomplete attempt
     self._together("save", step, self._barrier)
     self._together("save", step, lambda: dcp.save(
-        state_dict, storage_writer=dcp.FileSystemWriter(path),
+        state_dict, storage_writer=dcp.FileSystemWriter(
+            path, thread_count=self.num_of_threads),
         planner=SPMDSavePlanner(), process_group=self.pg,
         no_dist=not dist.is_initialized()))
     # Every process has written (DCP's save ends with the coordinator
