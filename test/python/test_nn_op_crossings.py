@@ -198,13 +198,13 @@ def test_op_crosses_into_cpp_once(name):
 
 
 def test_device_check_crossings():
-  # Indices computed on the device add the check (predicate and fold into
-  # the step's code) in one call (python/device_checks.h); embedding's
-  # binding takes no check of its own.
+  # Indices computed on the device: the binding registers the check
+  # (predicate and fold into the step's code) in the op's one call
+  # (python/device_checks.h).
   table = _host(torch.randn(10, 4))
   idx = _host(torch.tensor([1, 2])) * 2
   _, names = _crossings(lambda: aten.embedding(table, idx))
-  assert names == ["_check_index_on_device", "_embedding"]
+  assert names == ["_embedding"]
   import torch_xla.core.xla_model as xm
   xm.wait_device_ops()  # reads (and passes) the checks
 

@@ -8,7 +8,8 @@ import torch
 
 from torch_xla import _XLAC, _ir
 from torch_xla._ops._common import code_of, literal, scalar
-from torch_xla._ops.index_util import checked_index, index_value, scatter_dim
+from torch_xla._ops.index_util import (checked_index, index_and_check,
+                                       index_value, scatter_dim)
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import commit, wrap, xt_of
 
@@ -26,11 +27,13 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False,
         f"{indices.type()} instead (while checking arguments for embedding)")
   if weight.dim() != 2:
     raise RuntimeError("'weight' must be 2-D")
-  idx = checked_index(
+  idx, check = index_and_check(
       indices, weight.device.index,
       (weight.shape[0], 0, False, "index out of range in self"),
       op="embedding")
-  return _XLAC._embedding(weight, idx)  # one gather: ops/index_ops.h
+  # One gather (ops/index_ops.h), the device-side check registered in the
+  # same call.
+  return _XLAC._embedding(weight, idx, check)
 
 
 @op(aten.embedding_renorm_.default)

@@ -50,14 +50,15 @@ py::object Done(Value out, const Operand& in, py::handle x, bool inplace,
 void InitEmbeddingBindings(py::module_& m) {
   m.def(
       "_embedding",
-      [](py::handle weight, py::handle indices) {
+      [](py::handle weight, py::handle indices, py::handle check) {
         Operand w = Read(weight);
-        return WrapOrNone(
-            ValueOrThrow(ops::Embedding(w.value, Read(indices).value)),
-            w.tensor->device());
+        Value idx = CheckedIndex(indices, check);
+        return WrapOrNone(ValueOrThrow(ops::Embedding(w.value, idx)),
+                          w.tensor->device());
       },
-      py::arg("weight"), py::arg("indices"),
-      "weight[indices], one gather of rows (ops/index_ops.h).");
+      py::arg("weight"), py::arg("indices"), py::arg("check") = py::none(),
+      "weight[indices], one gather of rows (ops/index_ops.h); check: the "
+      "indices' device-side check or None.");
   m.def(
       "_embedding_backward",
       [](py::handle grad, py::handle indices, int64_t num_weights,
