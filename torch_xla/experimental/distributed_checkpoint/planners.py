@@ -67,9 +67,11 @@ def _process_count() -> int:
 
 
 def check_saveable(fqn, t, role):
-  """Refuses, naming the tensor, an 'xla' value that only a program could
-  produce when this process is one of several (such a program spans the
-  processes; the CPU plugin runs none)."""
+  """Refuses, naming the tensor (`fqn`), an 'xla' tensor to save or to load
+  into that has no value (a placeholder, a donated buffer), or whose value
+  only a program could produce when this process is one of several (such a
+  program spans the processes; the CPU plugin runs none). `role` names the
+  caller in the error."""
   state = t._xt.state
   if state in ("placeholder", "deleted"):
     raise RuntimeError(f"{role}: {fqn} ({list(t.shape)}, {t.dtype}) is a "
@@ -111,8 +113,8 @@ def op_sharding(t):
     return _XLAC.OpSharding.replicated()
   match = _SPEC.fullmatch(text)
   if match is None:
-    raise ValueError(f"SPMDLoadPlanner: cannot rebuild the sharding {text!r} "
-                     f"of a {list(t.shape)} target")
+    raise ValueError(f"distributed_checkpoint: cannot rebuild the sharding "
+                     f"{text!r} of a {list(t.shape)} tensor")
   tiles = [int(n) for n in match.group(1).split(",")]
   devices = [int(n) for n in match.group(2).split(",")]
   return _XLAC.OpSharding(tiles, devices,
