@@ -4,9 +4,9 @@ import math
 
 import torch
 
-from torch_xla import _XLAC, _device_checks, _ir
+from torch_xla import _XLAC, _device_checks
 from torch_xla._ops import index_util
-from torch_xla._ops._common import code_of, literal, scalar
+from torch_xla._ops._common import code_of, literal
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
 
@@ -63,11 +63,11 @@ def _to_copy(x, dtype=None, layout=None, device=None, pin_memory=None,
   if isinstance(x, XlaTensor):
     if not _is_xla_device(device):
       return to_host(x).to(dtype=dtype, device=device)
-    value = xt_of(x)
     target = _device_index(device) if device is not None else x.device.index
     if target != x.device.index:
-      value = to_device(value, target)
-    return wrap(_XLAC._clone(_ir.convert(value, code_of(dtype))))
+      x = to_device(xt_of(x), target)
+    # A new tensor in `dtype` (a clone when the dtype does not change).
+    return _XLAC._to_dtype(x, code_of(dtype))
   # A cpu tensor going to xla.
   return from_host(x.to(dtype), _device_index(device))
 
@@ -88,7 +88,7 @@ def check_memory_format(x, memory_format):
 @op(aten.clone.default)
 def clone(x, memory_format=None):
   check_memory_format(x, memory_format)
-  return wrap(_XLAC._clone(xt_of(x)))
+  return _XLAC._to_dtype(x, code_of(x.dtype))  # the same dtype: a clone
 
 
 @op(aten.detach.default, aten.alias.default, aten.lift_fresh.default)
@@ -121,23 +121,20 @@ def copy_(dst, src, non_blocking=False):
   if not isinstance(dst, XlaTensor):  # xla -> cpu tensor
     dst.copy_(to_host(src))
     return dst
-  code = code_of(dst.dtype)
   device = dst.device.index
   if isinstance(src, XlaTensor):
-    value = xt_of(src)
     if src.device.index != device:
-      value = to_device(value, device)
-  elif src.dim() == 0 and src.device.type == "cpu":
-    value = scalar(src.item(), code, device)
-  else:
+      src = to_device(xt_of(src), device)
+  elif not (src.dim() == 0 and src.device.type == "cpu"):
     host = src.to(dst.dtype)
-    value = xt_of(from_host(host, device))
+    src = from_host(host, device)
     if list(host.shape) == list(dst.shape):
-      out = commit(dst, value)
+      out = commit(dst, xt_of(src))
       index_util.remember_host_range(dst._xt, host)
       return out
-  value = _ir.broadcast_to(_ir.convert(value, code), list(dst.shape))
-  return commit(dst, value)
+  # ops/copy_ops.h: cast, broadcast and committed in one call (a cpu 0-dim
+  # source is a scalar parameter).
+  return _XLAC._copy_(dst, src)
 
 
 @op(aten._local_scalar_dense.default)
@@ -159,51 +156,60 @@ def _check_factory_size(shape, dtype):
                        f"sizes={list(shape)}")
 
 
+def _fill_value(value):
+  return int(value) if isinstance(value, bool) else value
+
+
 def fill(value, shape, dtype, device: int):
   """A handle for `shape` filled with `value`: host data that costs nothing
   until a graph reading it runs (then it travels like a scalar)."""
-  if isinstance(value, bool):
-    value = int(value)
   _check_factory_size(shape, dtype)
-  return _XLAC._tensor_fill(value, list(shape), code_of(dtype), device)
+  return _XLAC._tensor_fill(_fill_value(value), list(shape), code_of(dtype),
+                            device)
+
+
+def full(value, shape, dtype, device: int) -> XlaTensor:
+  """fill()'s value as a new 'xla' tensor (one call)."""
+  _check_factory_size(shape, dtype)
+  return _XLAC._full(_fill_value(value), list(shape), code_of(dtype), device)
 
 
 @op(aten.zero_.default)
 def zero_(x):
-  return commit(x, fill(0, x.shape, x.dtype, x.device.index))
+  return _XLAC._fill(x, 0, True)
 
 
 @op(aten.fill_.Scalar)
 def fill_scalar_(x, value):
-  return commit(x, fill(value, x.shape, x.dtype, x.device.index))
+  return _XLAC._fill(x, _fill_value(value), True)
 
 
 @op(aten.fill_.Tensor)
 def fill_tensor_(x, value):
-  return commit(x, _filled_like(x, value))
+  return _XLAC._fill(x, _tensor_fill_value(value), True)
 
 
 @op(aten.fill.Scalar)
 def fill_scalar(x, value):
   """The functional fill (exported and functionalized programs)."""
-  return wrap(fill(value, x.shape, x.dtype, x.device.index))
+  return _XLAC._fill(x, _fill_value(value), False)
 
 
 @op(aten.fill.Tensor)
 def fill_tensor(x, value):
-  return wrap(_filled_like(x, value))
+  return _XLAC._fill(x, _tensor_fill_value(value), False)
 
 
-def _filled_like(x, value):
-  """x's shape filled with the 0-dim tensor `value` in x's dtype."""
+def _tensor_fill_value(value):
+  """fill's 0-dim tensor `value`: an 'xla' one as it is (ops/copy_ops.h
+  converts and splats it), another's number."""
   if not isinstance(value, XlaTensor):
-    return fill(value.item(), x.shape, x.dtype, x.device.index)
+    return _fill_value(value.item())
   if value.dim() != 0:
     raise RuntimeError(
         f"fill_ only supports 0-dimension value tensor but got tensor with "
         f"{value.dim()} dimensions.")
-  v = _ir.convert(xt_of(value), code_of(x.dtype))
-  return _ir.broadcast_to(_ir.reshape(v, []), list(x.shape))
+  return value
 
 
 # Factories: ops without tensor arguments do not reach __torch_dispatch__;
@@ -217,7 +223,7 @@ _xla_kernels = torch.library.Library("aten", "IMPL", "XLA")
 def _empty(size, dtype=None, layout=None, device=None, pin_memory=None,
            memory_format=None):
   dtype = dtype or torch.get_default_dtype()
-  return wrap(fill(0, size, dtype, _device_index(device)))
+  return full(0, size, dtype, _device_index(device))
 
 
 def _empty_strided(size, stride, dtype=None, layout=None, device=None,
@@ -237,7 +243,7 @@ def _scalar_tensor(s, dtype=None, layout=None, device=None, pin_memory=None):
   if limit is not None and type(s) in (int, float) and \
       math.isfinite(s) and abs(s) > limit:
     s = torch.tensor(s, dtype=torch.float32).to(dtype).item()
-  return wrap(fill(s, [], dtype, _device_index(device)))
+  return full(s, [], dtype, _device_index(device))
 
 
 def _copy_from(src, dst, non_blocking=False):

@@ -27,7 +27,7 @@ import torch
 
 from torch_xla import _XLAC, _dtypes, _ir
 from torch_xla._ops._common import canonical_dim, code_of, literal
-from torch_xla._ops.registry import aten, inplace_rule, op
+from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import wrap, xt_of
 
 F32, S32, S64, PRED = _ir.F32, _ir.S32, _ir.S64, _ir.PRED
@@ -339,19 +339,16 @@ def scan(v, d: int, kind: str):
   return v
 
 
-def _cumulative(kind):
+def _cumulative(kind, inplace=False):
 
   def rule(x, dim, *, dtype=None):
     if dtype == torch.bool and x.dim() and x.numel():  # eager CPU's error
       name = "cumsum" if kind == "add" else "cumprod"
       raise NotImplementedError(
           f"\"{name}_out_cpu\" not implemented for 'Bool'")
-    d = canonical_dim(dim, x.dim())
-    code = _result_code(x, dtype)
-    v = _ir.convert(xt_of(x), acc_code(code))
-    if x.dim() == 0:
-      return wrap(_ir.convert(_XLAC._clone(v), code))
-    return wrap(_ir.convert(_XLAC._clone(scan(v, d, kind)), code))
+    # ops/cumulative_ops.h: the same scan, accumulated in opmath.
+    return _XLAC._cumulative(x, canonical_dim(dim, x.dim()), kind,
+                             _result_code(x, dtype), inplace)
 
   return rule
 
@@ -360,8 +357,8 @@ cumsum = op(aten.cumsum.default)(_cumulative("add"))
 cumprod = op(aten.cumprod.default)(_cumulative("multiply"))
 
 
-cumsum_ = op(aten.cumsum_.default)(inplace_rule(cumsum))
-cumprod_ = op(aten.cumprod_.default)(inplace_rule(cumprod))
+cumsum_ = op(aten.cumsum_.default)(_cumulative("add", inplace=True))
+cumprod_ = op(aten.cumprod_.default)(_cumulative("multiply", inplace=True))
 
 
 # ---------------------------------------------------------------------------

@@ -3,8 +3,10 @@ triu, padding, the *_scatter ops and view backwards, factories.
 
 Results are new tensors: nothing here aliases its input. Numbers that come
 from the user (fill values, arange bounds, the tril/triu diagonal) are scalar
-parameters (_common.scalar), so changing them between steps never
-recompiles; sizes, offsets and pads shape the output and are static.
+parameters, so changing them between steps never recompiles; sizes, offsets
+and pads shape the output and are static. The rules check eager's arguments
+and raise eager's errors; each op's IR is its C++ builder's (ops/
+shape_ops.h), reached with one _XLAC call (python/shape_op_bindings.cc).
 """
 
 import math
@@ -14,8 +16,8 @@ import torch
 from torch_xla import _XLAC, _ir
 from torch_xla._ops import copy_ops, storage_views, views
 from torch_xla._ops._common import (canonical_dim, check_same_device, code_of,
-                                    literal, scalar)
-from torch_xla._ops.registry import aten, inplace_rule, op
+                                    literal)
+from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import wrap, xt_of
 
 # Concatenation.
@@ -40,11 +42,12 @@ def cat(tensors, dim=0):
       raise RuntimeError(
           f"zero-dimensional tensor (at position {i}) cannot be concatenated")
   code = code_of(_promoted(tensors))  # legacy empty tensors promote too
-  # Legacy: 1-d empty tensors are skipped whatever the others' shapes.
+  # Legacy: 1-d empty tensors are skipped whatever the others' shapes (the
+  # builder skips them too).
   parts = [(i, t) for i, t in enumerate(tensors)
            if not (t.dim() == 1 and t.shape[0] == 0)]
   if not parts:
-    return wrap(literal(0, code, [0], tensors[0].device.index))
+    return _XLAC._cat(tensors, 0, code)
   ref = parts[0][1]
   rank = ref.dim()
   d = canonical_dim(dim, rank)
@@ -58,10 +61,8 @@ def cat(tensors, dim=0):
             f"Sizes of tensors must match except in dimension {d}. Expected "
             f"size {ref.shape[j]} but got size {t.shape[j]} for tensor "
             f"number {i} in the list.")
-  values = [_ir.convert(xt_of(t), code) for _, t in parts]
-  if len(values) == 1:
-    return wrap(_XLAC._clone(values[0]))
-  return wrap(_ir.concatenate(values, d))
+  # ops/shape_ops.h: converted and joined in one call.
+  return _XLAC._cat(tensors, d, code)
 
 
 @op(aten.stack.default)
@@ -77,14 +78,7 @@ def stack(tensors, dim=0):
           f"entry 0 and {list(t.shape)} at entry {i}")
   check_same_device("stack", *tensors)
   d = canonical_dim(dim, len(shape) + 1)
-  code = code_of(_promoted(tensors))
-  new_shape = shape[:d] + [1] + shape[d:]
-  values = [
-      _ir.reshape(_ir.convert(xt_of(t), code), new_shape) for t in tensors
-  ]
-  if len(values) == 1:
-    return wrap(_XLAC._clone(values[0]))
-  return wrap(_ir.concatenate(values, d))
+  return _XLAC._stack(tensors, d, code_of(_promoted(tensors)))
 
 
 # Reordering and tiling.
@@ -97,21 +91,7 @@ def flip(x, dims):
   for d in ds:
     if ds.count(d) > 1:
       raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-  v = xt_of(x)
-  return wrap(_ir.reverse(v, ds) if ds and rank else _XLAC._clone(v))
-
-
-def _roll_dim(v, shift, d):
-  n = v.dims[d]
-  if n == 0:
-    return v
-  shift %= n
-  if shift == 0:
-    return v
-  return _ir.concatenate([
-      views.slice_value(v, d, n - shift, n, 1),
-      views.slice_value(v, d, 0, n - shift, 1)
-  ], d)
+  return _XLAC._flip(x, ds)
 
 
 @op(aten.roll.default)
@@ -119,21 +99,16 @@ def roll(x, shifts, dims=()):
   shifts, dims = list(shifts), list(dims)
   if not shifts:
     raise RuntimeError("`shifts` required")
-  v = xt_of(x)
   if not dims:
     if len(shifts) != 1:
       raise RuntimeError(f"shifts and dimensions must align. shifts: "
                          f"{len(shifts)}, dims:0")
-    shape = list(x.shape)
-    flat = _roll_dim(_ir.reshape(v, [x.numel()]), shifts[0], 0)
-    return wrap(_XLAC._clone(_ir.reshape(flat, shape)))
+    return _XLAC._roll(x, shifts, [])
   if len(shifts) != len(dims):
     raise RuntimeError(f"shifts and dimensions must align. shifts: "
                        f"{len(shifts)}, dims:{len(dims)}")
   rank = x.dim()
-  for s, d in zip(shifts, dims):
-    v = _roll_dim(v, s, canonical_dim(d, rank))
-  return wrap(_XLAC._clone(v) if v is xt_of(x) else v)
+  return _XLAC._roll(x, shifts, [canonical_dim(d, rank) for d in dims])
 
 
 def _unfold_decomposition():
@@ -166,48 +141,38 @@ def repeat(x, repeats):
     raise RuntimeError(f"repeat: the result's size "
                        f"{[r * s for r, s in zip(repeats, shape)]} overflows "
                        f"int64 (numel: integer multiplication overflow)")
-  v = _ir.reshape(xt_of(x), shape)
-  # [s0, s1, ..] -> [r0, s0, r1, s1, ..] -> [r0*s0, r1*s1, ..]
-  spread = []
-  for r, s in zip(repeats, shape):
-    spread += [r, s]
-  v = _ir.broadcast_in_dim(v, spread, list(range(1, 2 * len(shape), 2)))
-  return wrap(_ir.reshape(v, [r * s for r, s in zip(repeats, shape)]))
+  return _XLAC._repeat(x, repeats)
 
 
 # Triangles.
 
 
-def _triangle(x, diagonal, lower):
-  rank = x.dim()
-  if rank < 2:
+def _triangle(x, diagonal, lower, inplace):
+  if x.dim() < 2:
     name = "tril" if lower else "triu"
     raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
-  shape = list(x.shape)
-  rows, cols = shape[-2:]
-  device = x.device.index
-  v = xt_of(x)
-  plane = [rows, cols]
-  diff = _ir.binary("subtract", _ir.iota(_ir.S64, plane, 1, device),
-                    _ir.iota(_ir.S64, plane, 0, device))
-  k = _ir.broadcast_to(scalar(diagonal, _ir.S64, device), plane)
-  mask = _ir.compare(diff, k, "LE" if lower else "GE")
-  mask = _ir.broadcast_in_dim(mask, shape, [rank - 2, rank - 1])
-  return _ir.select(mask, v, literal(0, v.dtype, shape, device))
+  # ops/shape_ops.h; the diagonal is a scalar parameter.
+  return _XLAC._triangle(x, diagonal, lower, inplace)
 
 
 @op(aten.tril.default)
 def tril(x, diagonal=0):
-  return wrap(_triangle(x, diagonal, True))
+  return _triangle(x, diagonal, True, False)
 
 
 @op(aten.triu.default)
 def triu(x, diagonal=0):
-  return wrap(_triangle(x, diagonal, False))
+  return _triangle(x, diagonal, False, False)
 
 
-tril_ = op(aten.tril_.default)(inplace_rule(tril))
-triu_ = op(aten.triu_.default)(inplace_rule(triu))
+@op(aten.tril_.default)
+def tril_(x, diagonal=0):
+  return _triangle(x, diagonal, True, True)
+
+
+@op(aten.triu_.default)
+def triu_(x, diagonal=0):
+  return _triangle(x, diagonal, False, True)
 
 
 # Padding.
@@ -241,9 +206,7 @@ def constant_pad_nd(x, pad, value=0):
           f"The input size {shape[d]}, plus negative padding {lo} and {hi} "
           f"resulted in a negative output size, which is invalid. Check "
           f"dimension {d} of your input.")
-  v = xt_of(x)
-  fill = scalar(value, v.dtype, x.device.index)
-  return wrap(_ir.pad(v, fill, low, high))
+  return _XLAC._constant_pad(x, value, low, high)
 
 
 def _mode_pad_dims(x, padding, name):
@@ -440,13 +403,7 @@ def slice_backward(grad, input_sizes, dim, start, end, step):
 def select_backward(grad, input_sizes, dim, index):
   shape = list(input_sizes)
   d = canonical_dim(dim, len(shape))
-  index %= shape[d]
-  g = xt_of(grad)
-  low, high = [0] * len(shape), [0] * len(shape)
-  low[d], high[d] = index, shape[d] - index - 1
-  kept = shape[:d] + [1] + shape[d + 1:]
-  return wrap(_ir.pad(_ir.reshape(g, kept), literal(0, g.dtype, (), g.device),
-                      low, high))
+  return _XLAC._select_backward(grad, shape, d, index % shape[d])
 
 
 @op(aten.diagonal_backward.default)
@@ -476,8 +433,7 @@ def _filled(x, size, value, dtype, device):
   dtype = dtype or x.dtype
   if not _is_xla(device):
     return torch.full(list(size), value, dtype=dtype, device=device)
-  return wrap(copy_ops.fill(value, size, dtype, _index(device,
-                                                      x.device.index)))
+  return copy_ops.full(value, size, dtype, _index(device, x.device.index))
 
 
 @op(aten.new_zeros.default)
@@ -563,17 +519,17 @@ def _arange(start, end, step=1, dtype=None, layout=None, device=None,
   if n * dtype.itemsize >= 2**63:
     raise RuntimeError(f"Storage size calculation overflowed with "
                        f"sizes=[{n}]")
-  index = _index(device, 0)
-  code = code_of(dtype)
-  # Integer ranges are exact in s64; float ones compute in f32 (f64 for f64).
-  compute = _ir.S64 if integral and not dtype.is_floating_point else (
-      _ir.F64 if dtype == torch.float64 else _ir.F32)
-  i = _ir.iota(compute, [n], 0, index)
-  value = _ir.binary(
-      "add", _ir.broadcast_to(scalar(start, compute, index), [n]),
-      _ir.binary("multiply", i,
-                 _ir.broadcast_to(scalar(step, compute, index), [n])))
-  return wrap(_ir.convert(value, code))
+  # ops/shape_ops.h: start + i * step, both scalar parameters.
+  return _XLAC._arange(n, code_of(dtype), _compute_code(integral, dtype),
+                       start, step, _index(device, 0))
+
+
+def _compute_code(integral, dtype):
+  """Integer ranges are exact in s64; float ones compute in f32 (f64 for
+  f64)."""
+  if integral and not dtype.is_floating_point:
+    return _ir.S64
+  return _ir.F64 if dtype == torch.float64 else _ir.F32
 
 
 def _arange_end(end, dtype=None, layout=None, device=None, pin_memory=None):
@@ -582,11 +538,8 @@ def _arange_end(end, dtype=None, layout=None, device=None, pin_memory=None):
   if isinstance(end, int) and not isinstance(end, bool) and 0 <= end < 2**59:
     # The common arange(n): an iota, no parameters.
     dtype = dtype or torch.int64
-    code = code_of(dtype)
-    compute = _ir.S64 if not dtype.is_floating_point else (
-        _ir.F64 if dtype == torch.float64 else _ir.F32)
-    return wrap(
-        _ir.convert(_ir.iota(compute, [end], 0, _index(device, 0)), code))
+    return _XLAC._arange(end, code_of(dtype), _compute_code(True, dtype),
+                         None, None, _index(device, 0))
   return _arange(0, end, 1, dtype, layout, device, pin_memory)
 
 

@@ -36,6 +36,9 @@ void InitNnOpBindings(pybind11::module_& m);
 void InitIndexOpBindings(pybind11::module_& m);
 // pooling_bindings.cc: max, average and adaptive pooling (ops/pooling_ops.h).
 void InitPoolingBindings(pybind11::module_& m);
+// shape_op_bindings.cc: shape, copy, factory, cumulative and convolution
+// ops (ops/shape_ops.h, copy_ops.h, cumulative_ops.h, conv_ops.h).
+void InitShapeOpBindings(pybind11::module_& m);
 // sampling_bindings.cc: random draws and order statistics
 // (ops/random_ops.h, order_ops.h).
 void InitSamplingBindings(pybind11::module_& m);
@@ -50,6 +53,12 @@ OpKind ToOpKind(int kind);
 // `dims` as a shape of `dtype`; InvalidArgument (ValueError) for a negative
 // dimension or a byte size beyond int64.
 absl::StatusOr<Shape> CheckedShape(DType dtype, std::vector<int64_t> dims);
+
+// A tensor of `dims` filled with the Python number `value` as host data
+// (_XLAC._tensor_fill): a parameter sent only when a graph reads it. A value
+// `dtype` cannot hold raises eager's RuntimeError.
+XlaTensorPtr HostFillTensor(pybind11::handle value, std::vector<int64_t> dims,
+                            int dtype, int device);
 
 // Elementwise operands (tensors, Python numbers, cpu 0-dim tensors) as
 // values of `dtype` broadcast to one shape; `device` is the tensors' device.

@@ -14,6 +14,7 @@ PYBIND11_MODULE(_XLAC, m) {
   torch_xla::python::InitNnOpBindings(m);
   torch_xla::python::InitIndexOpBindings(m);
   torch_xla::python::InitPoolingBindings(m);
+  torch_xla::python::InitShapeOpBindings(m);
   torch_xla::python::InitLoweringBindings(m);
   torch_xla::python::InitViewBindings(m);
   torch_xla::python::InitDispatchBindings(m);

@@ -153,6 +153,21 @@ std::vector<XlaTensorPtr> LiveTensorsOn(const std::string& device) {
 
 }  // namespace
 
+XlaTensorPtr HostFillTensor(py::handle value, std::vector<int64_t> dims,
+                            int dtype, int device) {
+  Shape shape = ValueOrThrow(CheckedShape(ToDType(dtype), std::move(dims)));
+  HostNumber number = ValueOrThrow(ReadHostNumber(value, "fill value"));
+  absl::StatusOr<std::shared_ptr<HostData>> element =
+      MakeCheckedHostScalar(number, shape.dtype);
+  if (!element.ok()) {
+    ThrowStatus(WithContext(element.status(),
+                            absl::StrCat("filling a tensor of shape ",
+                                         shape.ToString(), ": ")));
+  }
+  return XlaTensor::FromData(MakeHostFill(**element, std::move(shape)),
+                             device);
+}
+
 void InitTensorBindings(py::module_& m) {
   py::enum_<DType> dtype(m, "DType");
   for (int i = 0; i < kNumDTypes; ++i) {
@@ -206,6 +221,18 @@ void InitTensorBindings(py::module_& m) {
       py::arg("device") = -1,
       "Builds one IR node; returns a tensor for its (first) result.");
   m.def(
+      "_op_wrapped",
+      [](int kind, const py::list& operands, const py::object& attrs,
+         int device) {
+        NodePtr node = BuildNode(ToOpKind(kind), operands, attrs);
+        return WrapTensor(
+            XlaTensor::FromIr(Value(node, 0), DeviceOf(operands, device)));
+      },
+      py::arg("kind"), py::arg("operands"), py::arg("attrs") = py::none(),
+      py::arg("device") = -1,
+      "_op's node as a new 'xla' torch tensor (one call where a rule would "
+      "call _op and then _wrap).");
+  m.def(
       "_op_multi",
       [](int kind, const py::list& operands, const py::object& attrs,
          int device) {
@@ -256,27 +283,12 @@ void InitTensorBindings(py::module_& m) {
       py::arg("value"), py::arg("dtype"),
       "Raises eager's RuntimeError when `dtype` cannot hold the number "
       "`value` (masked_fill, where, clamp check their scalars with it).");
-  m.def(
-      "_tensor_fill",
-      [](py::handle value, std::vector<int64_t> dims, int dtype, int device) {
-        Shape shape = ValueOrThrow(CheckedShape(ToDType(dtype), std::move(dims)));
-        HostNumber number = ValueOrThrow(ReadHostNumber(value, "fill value"));
-        absl::StatusOr<std::shared_ptr<HostData>> element =
-            MakeCheckedHostScalar(number, shape.dtype);
-        if (!element.ok()) {
-          ThrowStatus(WithContext(element.status(),
-                                  absl::StrCat("filling a tensor of shape ",
-                                               shape.ToString(), ": ")));
-        }
-        return XlaTensor::FromData(MakeHostFill(**element, std::move(shape)),
-                                   device);
-      },
-      py::arg("value"), py::arg("dims"), py::arg("dtype"),
-      py::arg("device") = 0,
-      "`dims` filled with `value`: nothing is allocated or sent until a "
-      "graph reading it runs (it is a parameter, so new values never "
-      "recompile). A value the dtype cannot hold raises RuntimeError, as "
-      "eager's fill_ does.");
+  m.def("_tensor_fill", &HostFillTensor, py::arg("value"), py::arg("dims"),
+        py::arg("dtype"), py::arg("device") = 0,
+        "`dims` filled with `value`: nothing is allocated or sent until a "
+        "graph reading it runs (it is a parameter, so new values never "
+        "recompile). A value the dtype cannot hold raises RuntimeError, as "
+        "eager's fill_ does.");
   m.def(
       "_tensor_placeholder",
       [](std::vector<int64_t> dims, int dtype, int device) {

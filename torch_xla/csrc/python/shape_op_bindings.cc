@@ -1,0 +1,326 @@
+// _XLAC bindings of the shape, copy and convolution core builders
+// (torch_xla/csrc/ops: shape_ops, copy_ops, conv_ops) and the factories'
+// host fills: the Python rules' single call per op (torch_xla/_ops/
+// shape_ops.py, copy_ops.py, convolution.py). Each binding only converts
+// arguments (tensors through ToXlaTensor, Python numbers as scalar
+// parameters) and returns the op's result as a new 'xla' tensor, or, for
+// an in-place op, commits it into its target (views written back) and
+// returns the target. Eager's argument checks and errors are the rules'.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "pybind11/pybind11.h"
+#include "pybind11/stl.h"
+#include "torch_xla/csrc/ir/value_builders.h"
+#include "torch_xla/csrc/ops/conv_ops.h"
+#include "torch_xla/csrc/ops/copy_ops.h"
+#include "torch_xla/csrc/ops/cumulative_ops.h"
+#include "torch_xla/csrc/ops/shape_ops.h"
+#include "torch_xla/csrc/python/bindings.h"
+#include "torch_xla/csrc/python/fast_rule_util.h"
+#include "torch_xla/csrc/python/nn_op_bindings.h"
+#include "torch_xla/csrc/python/op_bindings.h"
+#include "torch_xla/csrc/python/scalar_leaves.h"
+#include "torch_xla/csrc/python/status_conversion.h"
+#include "torch_xla/csrc/python/torch_tensor.h"
+
+namespace py = pybind11;
+
+namespace torch_xla::python {
+namespace {
+
+using Dims = std::vector<int64_t>;
+
+// A builder's result for the operand `in`: a clone where it returned `in`'s
+// value unchanged (flip of no dims, roll by 0), never an alias.
+py::object Result(Value value, const Operand& in) {
+  return WrapTensor(ResultTensor(std::move(value), in.tensor, in.value));
+}
+
+// `value` committed into the 'xla' tensor `target` (views written back).
+py::object Commit(py::handle target, const TorchTensor& x, Value value) {
+  return CommitInPlace(target.ptr(), x,
+                       XlaTensor::FromIr(std::move(value), x.handle->device()));
+}
+
+// A builder's result over several operands: a clone of the operand whose
+// value it returned unchanged (cat of one non-empty tensor), never an alias.
+py::object ResultOf(Value value, const std::vector<Operand>& ins,
+                    int device) {
+  for (const Operand& in : ins) {
+    if (value == in.value) return Result(std::move(value), in);
+  }
+  return Wrapped(std::move(value), device);
+}
+
+std::vector<Operand> Operands(const py::sequence& tensors,
+                              std::vector<Value>* values) {
+  std::vector<Operand> ins;
+  for (py::handle t : tensors) {
+    ins.push_back(Read(t));
+    values->push_back(ins.back().value);
+  }
+  return ins;
+}
+
+void InitShapeBuilderBindings(py::module_& m) {
+  m.def(
+      "_cat",
+      [](const py::sequence& tensors, int64_t dim, int code) {
+        std::vector<Value> values;
+        std::vector<Operand> ins = Operands(tensors, &values);
+        return ResultOf(
+            ValueOrThrow(ops::Cat(std::move(values), dim, ToDType(code))),
+            ins, ins.at(0).tensor->device());
+      },
+      py::arg("tensors"), py::arg("dim"), py::arg("dtype"),
+      "aten.cat of checked tensors along canonical `dim` in `dtype` "
+      "(ops/shape_ops.h; legacy 1-d empty tensors skipped).");
+  m.def(
+      "_stack",
+      [](const py::sequence& tensors, int64_t dim, int code) {
+        std::vector<Value> values;
+        std::vector<Operand> ins = Operands(tensors, &values);
+        return ResultOf(
+            ValueOrThrow(ops::Stack(std::move(values), dim, ToDType(code))),
+            ins, ins.at(0).tensor->device());
+      },
+      py::arg("tensors"), py::arg("dim"), py::arg("dtype"),
+      "aten.stack of same-shape tensors at canonical `dim` in `dtype` "
+      "(ops/shape_ops.h).");
+  m.def(
+      "_flip",
+      [](py::handle x, const Dims& dims) {
+        Operand in = Read(x);
+        return Result(ValueOrThrow(ops::Flip(in.value, dims)), in);
+      },
+      py::arg("x"), py::arg("dims"),
+      "aten.flip along distinct canonical `dims` (ops/shape_ops.h).");
+  m.def(
+      "_roll",
+      [](py::handle x, const Dims& shifts, const Dims& dims) {
+        Operand in = Read(x);
+        return Result(ValueOrThrow(ops::Roll(in.value, shifts, dims)), in);
+      },
+      py::arg("x"), py::arg("shifts"), py::arg("dims"),
+      "aten.roll by `shifts` along canonical `dims` (none: flattened; "
+      "ops/shape_ops.h).");
+  m.def(
+      "_repeat",
+      [](py::handle x, const Dims& repeats) {
+        Operand in = Read(x);
+        return Result(ValueOrThrow(ops::Repeat(in.value, repeats)), in);
+      },
+      py::arg("x"), py::arg("repeats"),
+      "aten.repeat with checked `repeats` (ops/shape_ops.h).");
+  m.def(
+      "_triangle",
+      [](py::handle x, py::handle diagonal, bool lower, bool inplace) {
+        Operand in = Read(x);
+        Value k = ScalarLeafAtSite(diagonal, DType::kI64);
+        return Finish(ValueOrThrow(ops::Triangle(in.value, std::move(k),
+                                                 lower)),
+                      x, inplace);
+      },
+      py::arg("x"), py::arg("diagonal"), py::arg("lower"),
+      py::arg("inplace") = false,
+      "aten.tril (lower) / triu of x (rank >= 2); the diagonal is a scalar "
+      "parameter. With `inplace`, x is updated (ops/shape_ops.h).");
+  m.def(
+      "_constant_pad",
+      [](py::handle x, py::handle value, Dims low, Dims high) {
+        Operand in = Read(x);
+        Value fill = ScalarLeafAtSite(value, in.value.shape().dtype);
+        return Result(ValueOrThrow(ops::ConstantPad(in.value, std::move(fill),
+                                                    std::move(low),
+                                                    std::move(high))),
+                      in);
+      },
+      py::arg("x"), py::arg("value"), py::arg("low"), py::arg("high"),
+      "aten.constant_pad_nd with per-dim `low`/`high` padding; the value is "
+      "a scalar parameter of x's dtype (ops/shape_ops.h).");
+  m.def(
+      "_select_backward",
+      [](py::handle grad, const Dims& sizes, int64_t dim, int64_t index) {
+        Operand g = Read(grad);
+        return Wrapped(ValueOrThrow(ops::SelectBackward(g.value, sizes, dim,
+                                                        index)),
+                       g.tensor->device());
+      },
+      py::arg("grad"), py::arg("sizes"), py::arg("dim"), py::arg("index"),
+      "aten.select_backward at canonical `dim` and in-range `index` "
+      "(ops/shape_ops.h).");
+  m.def(
+      "_arange",
+      [](int64_t n, int code, int compute_code, py::handle start,
+         py::handle step, int device) {
+        const DType compute = ToDType(compute_code);
+        Value from, by;
+        if (!start.is_none()) {
+          from = ScalarLeafAtSite(start, compute);
+          by = ScalarLeafAtSite(step, compute);
+        }
+        return Wrapped(ValueOrThrow(ops::Arange(n, ToDType(code), compute,
+                                                std::move(from),
+                                                std::move(by))),
+                       device);
+      },
+      py::arg("n"), py::arg("dtype"), py::arg("compute"), py::arg("start"),
+      py::arg("step"), py::arg("device"),
+      "arange of `n` elements in `dtype`: start + i * step in `compute` "
+      "(start and step scalar parameters; None: the plain iota; "
+      "ops/shape_ops.h).");
+  m.def(
+      "_cumulative",
+      [](py::handle x, int64_t dim, const std::string& kind, int code,
+         bool inplace) {
+        if (kind != "add" && kind != "multiply") {
+          ThrowStatus(absl::InvalidArgumentError(absl::StrCat(
+              "kind must be 'add' or 'multiply', got '", kind, "'")));
+        }
+        Operand in = Read(x);
+        Value out = ValueOrThrow(ops::Cumulative(
+            in.value, dim, kind == "add" ? OpKind::kAdd : OpKind::kMultiply,
+            ToDType(code)));
+        if (!inplace) return Result(std::move(out), in);
+        // cumsum_ / cumprod_: the result converted back to x's dtype.
+        TorchTensor target = InPlaceTarget(x);
+        return Commit(x, target,
+                      ValueOrThrow(MakeConvert(std::move(out),
+                                               in.value.shape().dtype)));
+      },
+      py::arg("x"), py::arg("dim"), py::arg("kind"), py::arg("dtype"),
+      py::arg("inplace") = false,
+      "cumsum ('add') / cumprod ('multiply') of x along canonical `dim`, "
+      "accumulated in opmath and returned in `dtype` "
+      "(ops/cumulative_ops.h); with `inplace`, x is updated to it (in x's "
+      "dtype) and returned.");
+}
+
+void InitCopyBindings(py::module_& m) {
+  m.def(
+      "_to_dtype",
+      [](py::handle x, int code) {
+        Operand in = Read(x);
+        return Result(ValueOrThrow(MakeConvert(in.value, ToDType(code))), in);
+      },
+      py::arg("x"), py::arg("dtype"),
+      "A new tensor with x's value in `dtype` (aten._to_copy on one "
+      "device).");
+  m.def(
+      "_copy_",
+      [](py::handle dst, py::handle src) {
+        TorchTensor target = InPlaceTarget(dst);
+        const Shape& shape = target.handle->shape();
+        Value value = OperandValue(src, shape.dtype);
+        return Commit(dst, target,
+                      ValueOrThrow(ops::CopyValue(std::move(value), shape)));
+      },
+      py::arg("dst"), py::arg("src"),
+      "aten.copy_ from an 'xla' tensor on dst's device or a number (a cpu "
+      "0-dim tensor): cast, broadcast and committed into dst "
+      "(ops/copy_ops.h); returns dst.");
+  m.def(
+      "_fill",
+      [](py::handle x, py::handle value, bool inplace) {
+        TorchTensor target = InPlaceTarget(x);
+        const Shape& shape = target.handle->shape();
+        const int device = target.handle->device();
+        XlaTensorPtr filled;
+        TorchTensor tensor;
+        if (ReadTorchTensor(value.ptr(), &tensor) ||
+            py::isinstance<XlaTensor>(value)) {
+          filled = XlaTensor::FromIr(
+              ValueOrThrow(ops::FillValue(ValueOf(ToXlaTensor(value)), shape)),
+              device);
+        } else {
+          filled = HostFillTensor(value, shape.dims,
+                                  static_cast<int>(shape.dtype), device);
+        }
+        if (!inplace) return WrapTensor(std::move(filled));
+        return CommitInPlace(x.ptr(), target, filled);
+      },
+      py::arg("x"), py::arg("value"), py::arg("inplace"),
+      "x's shape and dtype filled with a number (host data: a parameter) or "
+      "a 0-dim 'xla' tensor (ops/copy_ops.h); with `inplace`, x is updated "
+      "and returned.");
+  m.def(
+      "_full",
+      [](py::handle value, Dims dims, int code, int device) {
+        return WrapTensor(HostFillTensor(value, std::move(dims), code, device));
+      },
+      py::arg("value"), py::arg("dims"), py::arg("dtype"), py::arg("device"),
+      "A new 'xla' tensor of `dims` filled with `value` (_tensor_fill's host "
+      "data, wrapped).");
+}
+
+ops::ConvWindow Window(Dims stride, Dims padding, Dims dilation,
+                       bool transposed, Dims output_padding, int64_t groups) {
+  ops::ConvWindow window;
+  window.stride = std::move(stride);
+  window.padding = std::move(padding);
+  window.dilation = std::move(dilation);
+  window.output_padding = std::move(output_padding);
+  window.groups = groups;
+  window.transposed = transposed;
+  return window;
+}
+
+void InitConvBindings(py::module_& m) {
+  m.def(
+      "_convolution",
+      [](py::handle x, py::handle w, py::handle bias, Dims stride,
+         Dims padding, Dims dilation, bool transposed, Dims output_padding,
+         int64_t groups) {
+        Operand in = Read(x);
+        return Wrapped(
+            ValueOrThrow(ops::Convolution(
+                in.value, Read(w).value, OptionalValue(bias),
+                Window(std::move(stride), std::move(padding),
+                       std::move(dilation), transposed,
+                       std::move(output_padding), groups))),
+            in.tensor->device());
+      },
+      py::arg("x"), py::arg("w"), py::arg("bias"), py::arg("stride"),
+      py::arg("padding"), py::arg("dilation"), py::arg("transposed"),
+      py::arg("output_padding"), py::arg("groups"),
+      "aten.convolution with a checked window, one entry per spatial dim "
+      "(ops/conv_ops.h); `bias` a tensor or None.");
+  m.def(
+      "_convolution_backward",
+      [](py::handle grad, py::handle x, py::handle w, Dims stride,
+         Dims padding, Dims dilation, bool transposed, Dims output_padding,
+         int64_t groups, std::array<bool, 3> mask) {
+        Operand in = Read(x);
+        ops::ConvGrads grads = ValueOrThrow(ops::ConvolutionBackward(
+            Read(grad).value, in.value, Read(w).value,
+            Window(std::move(stride), std::move(padding), std::move(dilation),
+                   transposed, std::move(output_padding), groups),
+            mask));
+        const int device = in.tensor->device();
+        return py::make_tuple(WrapOrNone(std::move(grads.input), device),
+                              WrapOrNone(std::move(grads.weight), device),
+                              WrapOrNone(std::move(grads.bias), device));
+      },
+      py::arg("grad"), py::arg("x"), py::arg("w"), py::arg("stride"),
+      py::arg("padding"), py::arg("dilation"), py::arg("transposed"),
+      py::arg("output_padding"), py::arg("groups"), py::arg("output_mask"),
+      "aten.convolution_backward (ops/conv_ops.h) -> (grad_input, "
+      "grad_weight, grad_bias), None where output_mask leaves one out.");
+}
+
+}  // namespace
+
+void InitShapeOpBindings(py::module_& m) {
+  InitShapeBuilderBindings(m);
+  InitCopyBindings(m);
+  InitConvBindings(m);
+}
+
+}  // namespace torch_xla::python
