@@ -63,6 +63,7 @@ def _cases():
   elem5, rows5 = elem % 5, rows % 5
   mask_rows = mask[:, 0].clone()
   row = source[0].clone()
+  three = source[0, :3].clone()
   return {
       "gather": (lambda: aten.gather(x, 1, elem5), "_gather"),
       "gather_dev_index": (lambda: aten.gather(x, 0, elem), "_gather"),
@@ -101,6 +102,9 @@ def _cases():
       "index_put_row_mask": (
           lambda: aten.index_put(x, [mask_rows], row, True),
           "_masked_index_put"),
+      "take": (lambda: aten.take(x, elem), "_take"),
+      "put": (lambda: aten.put(x, rows, three), "_put"),
+      "put_accumulate_": (lambda: y.put_(rows, three, True), "_put"),
       "masked_fill_tensor": (lambda: x.masked_fill(mask, one),
                              "_masked_fill"),
   }
@@ -259,3 +263,24 @@ def test_masked_index_put_values_match_eager():
          aten.index_put(x, [None, mask[0]], torch.tensor(2.0), False))
   with pytest.raises(RuntimeError, match="shape mismatch"):
     xd.clone().index_put_((mask.to(DEV),), torch.randn(3).to(DEV))
+
+
+def test_take_and_put_values_match_eager():
+  torch.manual_seed(4)
+  for dtype in (torch.float32, torch.bool):
+    x = torch.randn(4, 3).gt(0) if dtype == torch.bool else torch.randn(4, 3)
+    idx = torch.tensor([[0, -1], [5, 5]])
+    src = torch.randn(2, 2).gt(0) if dtype == torch.bool else \
+        torch.randn(2, 2)
+    xd, idd, sd = x.to(DEV), idx.to(DEV) * 1, src.to(DEV)
+    _close(xd.take(idd), x.take(idx))
+    for accumulate in (False, True):
+      if not accumulate:  # eager's order for a duplicate index is unspecified
+        unique = torch.tensor([[0, -1], [5, 6]])
+        _close(xd.put(unique.to(DEV) * 1, sd), x.put(unique, src))
+      else:
+        _close(xd.clone().put_(idd, sd, accumulate=True),
+               x.clone().put_(idx, src, accumulate=True))
+  empty = torch.zeros(0, dtype=torch.long)
+  _close(torch.ones(3).to(DEV).take(empty.to(DEV)), torch.ones(3).take(empty))
+  xm.wait_device_ops()

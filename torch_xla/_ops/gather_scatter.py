@@ -1,21 +1,17 @@
 """gather/scatter (one index per element, with scatter_add/scatter_reduce)
-and take/put (indices into the flattened tensor). gather and the scatters
-check eager's arguments here and make one call into their builder
+and take/put (indices into the flattened tensor). Each rule checks
+eager's arguments here and makes one call into its builder
 (ops/scatter_ops.h), which also registers the device-side check of an
-index computed on the device (index_util.index_and_check); take/put are
-IR compositions. Index values out of range raise eager's error (at once
+index computed on the device (index_util.index_and_check). Index values out of range raise eager's error (at once
 when the host knows them, else at the next read or sync:
 docs/device_checks.md); negative take/put indices wrap as in eager."""
 
 import torch
 
-from torch_xla import _XLAC, _dtypes, _ir
-from torch_xla._ops._common import (canonical_dim, check_same_device, code_of,
-                                    literal)
-from torch_xla._ops.index_util import (index_and_check, index_value, operand,
-                                       wrap_negative, fallback, gather_dim,
-                                       scatter_dim)
-from torch_xla._ops.registry import aten, inplace_rule, op
+from torch_xla import _XLAC, _dtypes
+from torch_xla._ops._common import canonical_dim, check_same_device
+from torch_xla._ops.index_util import index_and_check, fallback
+from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import XlaTensor, wrap, xt_of
 
 
@@ -161,32 +157,28 @@ scatter_reduce_ = _scatter_reduce_rule(aten.scatter_reduce_.two, True)
 
 
 def _flat_index(x, index, what):
-  """index as a flat s64 vector into x.reshape(-1) (negatives wrap)."""
+  """(index, check): the flat index into x.reshape(-1) as an 'xla' tensor
+  and its device-side check (negative values wrap: ops/scatter_ops.h)."""
   if index.dtype != torch.int64:
     raise RuntimeError(f"{what}: Expected a long tensor for index, but got "
                        f"{_dtypes.scalar_type_name(index.dtype)}")
   n = x.numel()
   bounds = (n, 0, True, lambda i: f"out of range: tried to access index {i} "
             f"on a tensor of {n} elements.")
-  v = _ir.reshape(index_value(index, x.device.index, bounds if n else None,
-                              op=what), [index.numel()])
-  return wrap_negative(v, n)
+  return index_and_check(index, x.device.index, bounds if n else None,
+                         op=what)
 
 
 @op(aten.take.default)
 def take(x, index):
-  idx = _flat_index(x, index, "take()")
+  index, check = _flat_index(x, index, "take()")
   if x.numel() == 0 and index.numel():
     raise IndexError("take(): tried to take from an empty tensor")
-  if index.numel() == 0:
-    return wrap(literal(0, code_of(x.dtype), list(index.shape),
-                        x.device.index))
-  flat = _ir.reshape(xt_of(x), [x.numel()])
-  return wrap(_ir.reshape(gather_dim(flat, 0, idx), list(index.shape)))
+  return _XLAC._take(x, index, check)  # one gather: ops/scatter_ops.h
 
 
-def _put_value(x, index, source, accumulate):
-  idx = _flat_index(x, index, "put_()")
+def _put(x, index, source, accumulate, inplace):
+  index, check = _flat_index(x, index, "put_()")
   if source.dtype != x.dtype:
     raise RuntimeError(
         f"put_(): self and source expected to have the same dtype, but got "
@@ -200,25 +192,16 @@ def _put_value(x, index, source, accumulate):
         f"index.numel() = {n}")
   if x.numel() == 0 and n:
     raise IndexError("put_(): Tried to put elements into an empty tensor")
-  base = xt_of(x)
-  if n == 0:
-    return _XLAC._clone(base)
-  src = _ir.reshape(operand(source, x.device.index, "put_()"), [n])
-  flat = _ir.reshape(base, [x.numel()])
-  if accumulate and x.dtype == torch.bool:
-    # scatter-add needs numbers: or-accumulate through int8.
-    out = scatter_dim(_ir.convert(flat, _ir.S8), 0, idx,
-                       _ir.convert(src, _ir.S8), "add")
-    out = _ir.compare(out, literal(0, _ir.S8, out.dims, x.device.index),
-                      "NE")
-  else:
-    out = scatter_dim(flat, 0, idx, src, "add" if accumulate else "replace")
-  return _ir.reshape(out, list(x.shape))
+  check_same_device("put_()", source)
+  # One scatter (bool accumulates as or): ops/scatter_ops.h.
+  return _XLAC._put(x, index, source, accumulate, inplace, check)
 
 
 @op(aten.put.default)
 def put(x, index, source, accumulate=False):
-  return wrap(_put_value(x, index, source, accumulate))
+  return _put(x, index, source, accumulate, False)
 
 
-put_ = op(aten.put_.default)(inplace_rule(put))
+@op(aten.put_.default)
+def put_(x, index, source, accumulate=False):
+  return _put(x, index, source, accumulate, True)

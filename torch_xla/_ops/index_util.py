@@ -9,7 +9,7 @@ import warnings
 import torch
 
 from torch_xla import _XLAC, _ir
-from torch_xla._ops._common import check_same_device, code_of, literal, scalar
+from torch_xla._ops._common import check_same_device, code_of, scalar
 from torch_xla._tensor import XlaTensor, xt_of
 
 
@@ -186,14 +186,6 @@ def check_index_dtype(t, what):
   if t.dtype not in (torch.int64, torch.int32):
     raise RuntimeError(f"{what}: Expected dtype int32 or int64 for index, "
                        f"got {t.dtype}")
-
-
-def wrap_negative(v, size):
-  shape, device = v.dims, v.device
-  negative = _ir.compare(v, literal(0, _ir.S64, shape, device), "LT")
-  return _ir.select(negative,
-                    _ir.binary("add", v, literal(size, _ir.S64, shape,
-                                                 device)), v)
 
 
 def fallback(func, args, kwargs, reason):

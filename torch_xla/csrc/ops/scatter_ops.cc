@@ -105,6 +105,20 @@ absl::StatusOr<Value> ScatterMaybeBool(Value target, Value updates, bool add,
   return Apply(OpKind::kOr, std::move(target), std::move(any));
 }
 
+// The integer index as a 1-d s64 vector, negative values wrapped by
+// `size` (as Python's).
+absl::StatusOr<Value> WrappedFlatIndex(Value index, int64_t size) {
+  const int64_t n = NumElements(index.shape().dims);
+  TXLA_ASSIGN_OR_RETURN(Value idx, S64Index(std::move(index), {n}));
+  TXLA_ASSIGN_OR_RETURN(Value zero, MakeLiteral(0, DType::kI64, {n}));
+  TXLA_ASSIGN_OR_RETURN(Value wrap, MakeLiteral(static_cast<double>(size),
+                                                DType::kI64, {n}));
+  TXLA_ASSIGN_OR_RETURN(Value negative, Compare(idx, std::move(zero), "LT"));
+  TXLA_ASSIGN_OR_RETURN(Value wrapped, Apply(OpKind::kAdd, idx,
+                                             std::move(wrap)));
+  return Select(std::move(negative), std::move(wrapped), std::move(idx));
+}
+
 // Gather of the slices of x along `dim` at the 1-d s64 `idx`.
 absl::StatusOr<Value> GatherSlices(Value x, int64_t dim, Value idx) {
   const int64_t rank = Rank(x);
@@ -291,16 +305,9 @@ absl::StatusOr<Value> IndexFill(Value x, int64_t dim, Value index,
                                 Value value) {
   const std::vector<int64_t> shape = AtLeast1d(x.shape().dims);
   const int64_t n = NumElements(index.shape().dims);
-  TXLA_ASSIGN_OR_RETURN(Value idx, S64Index(std::move(index), {n}));
   // Eager wraps negative indices.
-  TXLA_ASSIGN_OR_RETURN(Value zero, MakeLiteral(0, DType::kI64, {n}));
-  TXLA_ASSIGN_OR_RETURN(Value size, MakeLiteral(static_cast<double>(shape[dim]),
-                                                DType::kI64, {n}));
-  TXLA_ASSIGN_OR_RETURN(Value negative, Compare(idx, std::move(zero), "LT"));
-  TXLA_ASSIGN_OR_RETURN(Value wrapped, Apply(OpKind::kAdd, idx,
-                                             std::move(size)));
-  TXLA_ASSIGN_OR_RETURN(idx, Select(std::move(negative), std::move(wrapped),
-                                    std::move(idx)));
+  TXLA_ASSIGN_OR_RETURN(Value idx, WrappedFlatIndex(std::move(index),
+                                                    shape[dim]));
   std::vector<int64_t> rows = shape;
   rows[dim] = n;
   TXLA_ASSIGN_OR_RETURN(Value fill, MakeConvert(std::move(value),
@@ -308,6 +315,38 @@ absl::StatusOr<Value> IndexFill(Value x, int64_t dim, Value index,
   TXLA_ASSIGN_OR_RETURN(fill, MakeBroadcastTo(std::move(fill), rows));
   return ScatterAlongSlices(std::move(x), dim, std::move(idx),
                             std::move(fill), false);
+}
+
+absl::StatusOr<Value> Take(Value x, Value index) {
+  const std::vector<int64_t> ishape = index.shape().dims;
+  const int64_t total = NumElements(x.shape().dims);
+  if (NumElements(ishape) == 0 || total == 0) {
+    return MakeLiteral(0, x.shape().dtype, ishape);
+  }
+  TXLA_ASSIGN_OR_RETURN(Value flat, MakeReshape(std::move(x), {total}));
+  TXLA_ASSIGN_OR_RETURN(Value idx, WrappedFlatIndex(std::move(index), total));
+  TXLA_ASSIGN_OR_RETURN(Value out,
+                        GatherSlices(std::move(flat), 0, std::move(idx)));
+  return MakeReshape(std::move(out), ishape);
+}
+
+absl::StatusOr<Value> Put(Value x, Value index, Value source,
+                          bool accumulate) {
+  const std::vector<int64_t> shape = x.shape().dims;
+  const int64_t n = NumElements(index.shape().dims);
+  const int64_t total = NumElements(shape);
+  if (n == 0 || total == 0) return x;
+  TXLA_ASSIGN_OR_RETURN(Value flat, MakeReshape(std::move(x), {total}));
+  TXLA_ASSIGN_OR_RETURN(Value idx, WrappedFlatIndex(std::move(index), total));
+  TXLA_ASSIGN_OR_RETURN(Value src, MakeReshape(std::move(source), {n}));
+  TXLA_ASSIGN_OR_RETURN(
+      Value out,
+      ScatterMaybeBool(std::move(flat), std::move(src), accumulate,
+                       [&](Value target, Value updates, bool add) {
+                         return ScatterSlices(std::move(target), 0, idx,
+                                              std::move(updates), add);
+                       }));
+  return MakeReshape(std::move(out), shape);
 }
 
 absl::StatusOr<Value> MaskedIndexPut(Value x, int64_t mask_at, Value mask,

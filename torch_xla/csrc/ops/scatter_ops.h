@@ -2,9 +2,9 @@
 #define TORCH_XLA_CSRC_OPS_SCATTER_OPS_H_
 
 // Gathers and scatters along one dim, one XLA gather or scatter each:
-// gather / scatter / scatter_add / scatter_reduce (one index per element)
-// and index_select / index_copy / index_add / index_fill (one index per
-// slice), and x[mask] = v for a mask whose count the values do not depend
+// gather / scatter / scatter_add / scatter_reduce (one index per element),
+// index_select / index_copy / index_add / index_fill (one index per
+// slice), take / put (flat indices), and x[mask] = v for a mask whose count the values do not depend
 // on (a select). The callers (torch_xla/_ops/gather_scatter.py,
 // index_along_dim.py, advanced_indexing.py through one _XLAC call each,
 // python/index_bindings.cc) check dtypes, shapes and host-known index
@@ -59,6 +59,16 @@ absl::StatusOr<Value> IndexAdd(Value x, int64_t dim, Value index,
 // index's values along `dim`; negative indices wrap.
 absl::StatusOr<Value> IndexFill(Value x, int64_t dim, Value index,
                                 Value value);
+
+// aten.take: x's elements at the flat integer `index` (into x.reshape(-1);
+// negative ones wrap), in index's shape; an empty index gives zeros.
+absl::StatusOr<Value> Take(Value x, Value index);
+
+// aten.put: x with the elements of `source` (index's element count, x's
+// dtype) written (`accumulate`: added; bool: or) at the flat integer
+// `index` (negative ones wrap); an empty index gives x itself.
+absl::StatusOr<Value> Put(Value x, Value index, Value source,
+                          bool accumulate);
 
 // x[..., mask, ...] = values (accumulate: +=) where the boolean (or uint8)
 // `mask` covers x's dims [mask_at, mask_at + mask rank) and `values`

@@ -1,8 +1,8 @@
 // _XLAC bindings of the indexing builders (ops/index_ops.h: embedding,
 // x[idx], x[idx] = v; ops/scatter_ops.h: gather, the scatters,
-// index_select/copy/add/fill, x[mask] = v): the Python rules' single call
-// per op (embedding.py, advanced_indexing.py, gather_scatter.py,
-// index_along_dim.py). Each binding converts arguments, registers the
+// index_select/copy/add/fill, take/put, x[mask] = v): the Python rules'
+// single call per op (embedding.py, advanced_indexing.py,
+// gather_scatter.py, index_along_dim.py). Each binding converts arguments, registers the
 // device-side check of an index computed on the device (`check`: None, or
 // the (low, size, exempt, message, error) tuple that
 // torch_xla/_ops/index_util.py makes; python/device_checks.h), calls the
@@ -207,6 +207,31 @@ void InitGatherScatterBindings(py::module_& m) {
       py::arg("check"),
       "aten.scatter_reduce with reduce 'sum' or 'mean' (ops/"
       "scatter_ops.h).");
+  m.def(
+      "_take",
+      [](py::handle x, py::handle index, py::handle check) {
+        Operand in = Read(x);
+        Value idx = CheckedIndex(index, check);
+        return Wrapped(ValueOrThrow(ops::Take(in.value, idx)),
+                       in.tensor->device());
+      },
+      py::arg("x"), py::arg("index"), py::arg("check"),
+      "aten.take: x's elements at flat indices, one gather (ops/"
+      "scatter_ops.h).");
+  m.def(
+      "_put",
+      [](py::handle x, py::handle index, py::handle source, bool accumulate,
+         bool inplace, py::handle check) {
+        Operand in = Read(x);
+        Value idx = CheckedIndex(index, check);
+        Value src = OperandValue(source, in.value.shape().dtype);
+        return Done(ValueOrThrow(ops::Put(in.value, idx, src, accumulate)),
+                    in, x, inplace, "put_");
+      },
+      py::arg("x"), py::arg("index"), py::arg("source"),
+      py::arg("accumulate"), py::arg("inplace"), py::arg("check"),
+      "aten.put(_): source's elements written (or added) at flat indices, "
+      "one scatter (ops/scatter_ops.h).");
 }
 
 void InitIndexAlongDimBindings(py::module_& m) {
