@@ -48,7 +48,7 @@ from torch.utils._pytree import tree_flatten, tree_unflatten
 from torch_xla import _XLAC, _ir
 from torch_xla._dtypes import to_code
 from torch_xla._ops import random_ops
-from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
+from torch_xla._tensor import XlaTensor, wrap, xt_of
 from torch_xla.experimental import _staging
 from torch_xla.experimental._pure_target import _Target, _target_of
 from torch_xla.experimental._staging import IterationSeeds, Variable
@@ -213,13 +213,13 @@ def _apply(target, args, kwargs, rng_seed):
   if not staged.num_outputs and not staged.writes:
     return staged.rebuild([])
   if staged.backward is None:
-    handles = [xt_of(t) for t in tensors]
-    if seed is not None:
-      handles += seed
-    results = _XLAC._call(staged.forward, handles)
-    n = staged.num_outputs
-    _write_inputs(tensors, staged.writes, results[n:])
-    outputs = [wrap(h) for h in results[:n]]
+    # One crossing: the call node, its in-place writes, fn's results.
+    outputs = _XLAC._staged_call(staged.forward,
+                                 tensors if seed is None else tensors + seed,
+                                 staged.num_outputs, staged.writes, False,
+                                 ())[0]
+    if staged.writes:
+      torch._C._increment_version([tensors[i] for i in staged.writes])
   else:
     outputs = _PureCall.apply(staged, seed, *tensors)
   return staged.rebuild(outputs)
@@ -275,27 +275,21 @@ class _PureCall(torch.autograd.Function):
   @staticmethod
   def forward(ctx, staged, seed, *inputs):
     ctx.set_materialize_grads(False)
-    handles = [xt_of(t) for t in inputs]
-    if seed is not None:
-      handles += seed
-    n = staged.num_outputs
-    w = n + len(staged.writes)
-    # Residuals stay C++ handles in one _HandleList (no Python object per
-    # residual); backward drops them, so a sync after it does not compute
-    # them.
-    results, ctx.residuals = _XLAC._call_split(staged.forward, handles, w)
+    # One crossing (_XLAC._staged_call): the call node, its in-place
+    # writes, fn's results as tensors. Residuals stay C++ handles in one
+    # _HandleList (no Python object per residual); backward drops them, so
+    # a sync after it does not compute them. With writes, the backward
+    # reads the inputs' values from before them: clones taken first, also
+    # one _HandleList.
+    operands = inputs if seed is None else list(inputs) + seed
+    outputs, ctx.residuals, ctx.input_values = _XLAC._staged_call(
+        staged.forward, operands, staged.num_outputs, staged.writes, True,
+        staged.backward_reads if staged.writes else ())
     if staged.writes:
-      # The backward reads the inputs' values from before the call's
-      # writes: handles of those values, taken before they are written.
-      ctx.input_values = [
-          _XLAC._clone(handles[i]) for i in staged.backward_reads
-      ]
-      _write_inputs(inputs, staged.writes, results[n:w])
+      torch._C._increment_version([inputs[i] for i in staged.writes])
     else:
-      ctx.input_values = None
       ctx.save_for_backward(*[inputs[i] for i in staged.backward_reads])
     ctx.staged = staged
-    outputs = [wrap(h) for h in results[:n]]
     ctx.mark_non_differentiable(
         *[o for o, d in zip(outputs, staged.out_diff) if not d])
     return tuple(outputs)
@@ -310,20 +304,23 @@ class _PureCall(torch.autograd.Function):
       if d:
         tangents.append(
             _staging.zeros(dims, code, staged.device) if g is None else
-            xt_of(g))
+            g)
     residuals, ctx.residuals = ctx.residuals, None
     if residuals is None:
       raise RuntimeError(
           "assume_pure: backward through the same call ran twice; its "
           "saved values were freed after the first (retain_graph=True is "
           "not supported through assume_pure)")
-    inputs = ctx.input_values
+    inputs = ctx.input_values  # a _HandleList, or saved tensors
     if inputs is None:
-      inputs = [xt_of(t) for t in ctx.saved_tensors]
-    saved = [residuals] + inputs
-    d_inputs = iter(_XLAC._call(staged.backward, tangents + saved))
+      operands = tangents + [residuals] + list(ctx.saved_tensors)
+    else:
+      operands = tangents + [residuals, inputs]
+    d_inputs = iter(
+        _XLAC._staged_call(staged.backward, operands, staged.num_in_diff, (),
+                           False, ())[0])
     out = [None, None]
-    out += [wrap(next(d_inputs)) if d else None for d in staged.in_diff]
+    out += [next(d_inputs) if d else None for d in staged.in_diff]
     return tuple(out)
 
 
@@ -447,7 +444,8 @@ def _trace(target, flat, structure, tensors, num_extra, device, with_grad):
       device=device, uses_rng=uses_rng, num_outputs=len(outputs),
       out_diff=out_diff, in_diff=in_diff, template=template, writes=writes,
       out_spec=out_spec, backward=None, backward_reads=(),
-      out_meta=[(list(o.shape), to_code(o.dtype)) for o in outputs])
+      out_meta=[(list(o.shape), to_code(o.dtype)) for o in outputs],
+      num_in_diff=sum(in_diff))
   if not forward:
     return staged
   if not backward:
@@ -539,11 +537,3 @@ def _check_writes(name, before, variables, placeholders, num_extra,
         f"would not write them. Return the new values instead")
   return tuple(written_inputs)
 
-
-def _write_inputs(inputs, writes, values):
-  """A call's in-place writes: `values[k]` into `inputs[writes[k]]`, each a
-  new version for autograd (as an in-place op makes one)."""
-  written = [inputs[i] for i in writes]
-  for t, value in zip(written, values):
-    commit(t, value)
-  torch._C._increment_version(written)

@@ -23,6 +23,7 @@
 #include "torch_xla/csrc/python/torch_tensor.h"
 #include "torch_xla/csrc/rewrites/loop_partition.h"
 #include "torch_xla/csrc/tensor/host_constants.h"
+#include "torch_xla/csrc/tensor/views.h"
 #include "torch_xla/csrc/tensor/xla_tensor.h"
 
 namespace py = pybind11;
@@ -108,6 +109,7 @@ py::object CallSignature(const py::sequence& tensors) {
   std::string key;
   int device = 0;
   const size_t n = tensors.size();
+  key.reserve(n * (3 + 4 * sizeof(int64_t)));
   for (size_t i = 0; i < n; ++i) {
     py::object object = tensors[i];
     TorchTensor t;
@@ -130,6 +132,94 @@ py::object CallSignature(const py::sequence& tensors) {
                shape.dims.size() * sizeof(int64_t));
   }
   return py::make_tuple(device, py::bytes(key));
+}
+
+// A staged call's replay in one crossing (assume_pure's steady calls,
+// torch_xla/experimental/assume_pure.py): reads the operands, makes the
+// call node, writes the results the call writes in place into their
+// inputs, and wraps fn's results as 'xla' torch tensors. What Python did
+// per tensor (read a handle, wrap a result, commit a write) is one loop
+// here.
+//
+// `operands`: 'xla' torch tensors, bare handles or _HandleLists (standing
+// for their handles, in order). Results [0, keep) come back as new torch
+// tensors; result keep + k is written in place into operands[writes[k]]
+// (a torch tensor; a view writes back into its root), as `commit` does.
+// With `split`, the results after those come back as one _HandleList
+// (residuals); without it, there must be none. `save`: operand positions
+// whose values from before the writes come back as one _HandleList
+// (clones: new tensors over the same value).
+py::tuple StagedCall(const PySubGraph& fn, const py::sequence& operands,
+                     size_t keep, const std::vector<size_t>& writes,
+                     bool split, const std::vector<size_t>& save) {
+  const size_t n = operands.size();
+  std::vector<Value> values;
+  values.reserve(n);
+  std::vector<TorchTensor> read(n);  // a torch tensor operand's handle/view
+  int device = -1;
+  auto add = [&](const XlaTensorPtr& t) {
+    values.push_back(ValueOrThrow(t->GetIrValue()));
+    if (device < 0) device = t->device();
+  };
+  for (size_t i = 0; i < n; ++i) {
+    py::object item = operands[i];
+    if (ReadTorchTensor(item.ptr(), &read[i])) {
+      add(CurrentHandle(read[i]));
+    } else if (py::isinstance<HandleList>(item)) {
+      for (const XlaTensorPtr& t : item.cast<const HandleList&>().tensors) {
+        add(t);
+      }
+    } else {
+      read[i].handle = ToXlaTensor(item);
+      add(read[i].handle);
+    }
+  }
+  auto position = [&](size_t i, const char* what) -> TorchTensor& {
+    if (i >= n || read[i].handle == nullptr) {
+      throw py::value_error(absl::StrCat(
+          "_staged_call: ", what, " index ", i, " is not a tensor operand (",
+          n, " operands)"));
+    }
+    return read[i];
+  };
+  auto saved = std::make_shared<HandleList>();
+  for (size_t i : save) {
+    saved->tensors.push_back(
+        ValueOrThrow(CloneTensor(*position(i, "save").handle)));
+  }
+  NodePtr node = ValueOrThrow(
+      MakeNode(OpKind::kCall, std::move(values), Attrs().Set("fn", fn.graph)));
+  const size_t total = node->num_outputs();
+  const size_t used = keep + writes.size();
+  if (used > total || (!split && used != total)) {
+    throw py::value_error(absl::StrCat(
+        "_staged_call: the call has ", total, " results, but keep=", keep,
+        " and ", writes.size(), " writes", split ? "" : " (and no split)",
+        " account for ", used));
+  }
+  device = std::max(device, 0);
+  auto result = [&](size_t k) {
+    return XlaTensor::FromIr(Value(node, static_cast<int>(k)), device);
+  };
+  py::list outputs(keep);
+  for (size_t k = 0; k < keep; ++k) {
+    outputs[k] = WrapTensor(result(k));
+  }
+  for (size_t k = 0; k < writes.size(); ++k) {
+    TorchTensor& t = position(writes[k], "writes");
+    XlaTensorPtr value = result(keep + k);
+    ThrowIfError(t.view != nullptr ? CommitView(*t.handle, *t.view, value)
+                                   : AssignValue(*t.handle, *value, true));
+  }
+  py::object rest = py::none();
+  if (split) {
+    auto list = std::make_shared<HandleList>();
+    list->tensors.reserve(total - used);
+    for (size_t k = used; k < total; ++k) list->tensors.push_back(result(k));
+    rest = py::cast(list);
+  }
+  return py::make_tuple(outputs, rest,
+                        save.empty() ? py::none() : py::cast(saved));
 }
 
 }  // namespace
@@ -292,6 +382,14 @@ void InitStagingBindings(py::module_& m) {
       },
       py::arg("fn"), py::arg("operands"), py::arg("keep"),
       "_call, with the results after the first `keep` in one _HandleList.");
+  m.def("_staged_call", &StagedCall, py::arg("fn"), py::arg("operands"),
+        py::arg("keep"), py::arg("writes"), py::arg("split"),
+        py::arg("save"),
+        "A staged call in one crossing: (fn's first `keep` results as 'xla' "
+        "torch tensors, the rest as a _HandleList when `split` else None, "
+        "the clones of the operands at `save` from before the writes as a "
+        "_HandleList or None); results keep + k are written in place into "
+        "operands[writes[k]] (see StagedCall).");
 }
 
 }  // namespace torch_xla::python
