@@ -21,6 +21,7 @@ import torch
 
 import torch_xla
 import torch_xla.core.xla_model as xm
+from torch_xla import _replica_threads
 
 
 def _untouched(cases, name, group, me, dev, inputs):
@@ -66,6 +67,16 @@ def sub_groups(cases, me, dev, inputs):
   check("pair all_to_all_single", out,
         torch.stack([inputs[m][k] for m in ranks]))
   dist.barrier(group=pair)
+  if _replica_threads.replica() is not None:
+    # Members of one process that bring different shapes: a clear error in
+    # both (one replica per process: gloo's own error).
+    try:
+      dist.all_reduce(torch.zeros(2 + k, device=dev), group=pair)
+      message = "no error"
+    except ValueError as e:
+      message = str(e)
+    if "same shapes" not in message or str(ranks) not in message:
+      raise AssertionError(f"pair all_reduce of different shapes: {message}")
 
   # Strided: [0, 2] and [1, 3] cross the processes of a 2 x 2 job, and a
   # process works for both groups at once.
