@@ -60,6 +60,9 @@ def _cases():
   g = _host(torch.randn(2, 4, 6, 6))
   wt = _host(torch.randn(4, 2, 3, 3))
   gt = _host(torch.randn(2, 4, 8, 8))
+  seq, seq_grad = _host(torch.randn(2, 3, 8)), _host(torch.randn(2, 3, 11))
+  vol = _host(torch.randn(1, 2, 4, 5, 6))
+  im_grad = _host(torch.randn(2, 3, 11, 9))
   return {
       "cat": lambda: aten.cat([x, y], 1),
       "cat_promotes": lambda: aten.cat([x, ints]),
@@ -75,6 +78,13 @@ def _cases():
       "tril_": lambda: aten.tril_(target, 1),
       "triu_": lambda: aten.triu_(target),
       "constant_pad_nd": lambda: aten.constant_pad_nd(x, [1, 2, -1, 0], 0.5),
+      "reflection_pad2d": lambda: aten.reflection_pad2d(im, [2, 1, 1, 0]),
+      "replication_pad3d": lambda: aten.replication_pad3d(
+          vol, [1, 1, 1, 0, 0, 2]),
+      "reflection_pad1d_backward": lambda: aten.reflection_pad1d_backward(
+          seq_grad, seq, [2, 1]),
+      "replication_pad2d_backward": lambda: aten.replication_pad2d_backward(
+          im_grad, im, [0, 1, 2, 1]),
       "select_backward": lambda: aten.select_backward(row, [8, 16], 0, -2),
       "new_zeros": lambda: aten.new_zeros(x, [3, 4]),
       "new_full": lambda: aten.new_full(x, [3, 4], 2.5),

@@ -226,66 +226,6 @@ def _mode_pad_dims(x, padding, name):
   return out
 
 
-def _reflect_dim(v, d, lo, hi):
-  n = v.dims[d]
-  parts = []
-  if lo:
-    parts.append(_ir.reverse(views.slice_value(v, d, 1, lo + 1, 1), [d]))
-  parts.append(v)
-  if hi:
-    parts.append(_ir.reverse(views.slice_value(v, d, n - hi - 1, n - 1, 1),
-                             [d]))
-  return _ir.concatenate(parts, d) if len(parts) > 1 else v
-
-
-def _reflect_dim_backward(g, d, lo, hi, n):
-  acc = views.slice_value(g, d, lo, lo + n, 1)
-  zero = literal(0, g.dtype, (), g.device)
-  rank = len(g.dims)
-
-  def placed(part, start):
-    low, high = [0] * rank, [0] * rank
-    low[d], high[d] = start, n - start - part.dims[d]
-    return _ir.pad(part, zero, low, high)
-
-  if lo:
-    edge = _ir.reverse(views.slice_value(g, d, 0, lo, 1), [d])
-    acc = _ir.binary("add", acc, placed(edge, 1))
-  if hi:
-    edge = _ir.reverse(views.slice_value(g, d, lo + n, lo + n + hi, 1), [d])
-    acc = _ir.binary("add", acc, placed(edge, n - hi - 1))
-  return acc
-
-
-def _replicate_dim(v, d, lo, hi):
-  n = v.dims[d]
-  parts = []
-  for count, start in ((lo, 0), (None, None), (hi, n - 1)):
-    if start is None:
-      parts.append(v)
-    elif count:
-      edge = views.slice_value(v, d, start, start + 1, 1)
-      shape = list(v.dims)
-      shape[d] = count
-      parts.append(_ir.broadcast_to(edge, shape))
-  return _ir.concatenate(parts, d) if len(parts) > 1 else v
-
-
-def _replicate_dim_backward(g, d, lo, hi, n):
-  acc = views.slice_value(g, d, lo, lo + n, 1)
-  for count, start, at in ((lo, 0, 0), (hi, lo + n, n - 1)):
-    if count:
-      edge = _ir.reduce(views.slice_value(g, d, start, start + count, 1), [d],
-                        "sum")
-      shape = list(acc.dims)
-      keep = shape[:d] + [1] + shape[d + 1:]
-      acc = views.update_slice(
-          acc,
-          _ir.binary("add", _ir.reshape(edge, keep),
-                     views.slice_value(acc, d, at, at + 1, 1)), d, at, 1)
-  return acc
-
-
 def _check_reflect(x, dims):
   for d, lo, hi in dims:
     n = x.shape[d]
@@ -305,28 +245,23 @@ def _check_replicate(x, dims):
           f"padding non-negative on XLA")
 
 
-def _mode_pad(name, check, forward):
+def _mode_pad(name, check, reflect):
 
   def rule(x, padding):
     dims = _mode_pad_dims(x, padding, name)
     check(x, dims)
-    v = xt_of(x)
-    for d, lo, hi in dims:
-      v = forward(v, d, lo, hi)
-    return wrap(v)
+    # ops/shape_ops.h: one pass per padded dim, in one call.
+    return _XLAC._mode_pad(x, *zip(*dims), reflect)
 
   rule.__name__ = name
   return rule
 
 
-def _mode_pad_backward(name, backward):
+def _mode_pad_backward(name, reflect):
 
   def rule(grad, x, padding):
     dims = _mode_pad_dims(x, padding, name)
-    g = xt_of(grad)
-    for d, lo, hi in reversed(dims):
-      g = backward(g, d, lo, hi, x.shape[d])
-    return wrap(g)
+    return _XLAC._mode_pad_backward(grad, list(x.shape), *zip(*dims), reflect)
 
   rule.__name__ = name + "_backward"
   return rule
@@ -334,13 +269,13 @@ def _mode_pad_backward(name, backward):
 
 for _n in (1, 2, 3):
   op(getattr(aten, f"reflection_pad{_n}d").default)(
-      _mode_pad(f"reflection_pad{_n}d", _check_reflect, _reflect_dim))
+      _mode_pad(f"reflection_pad{_n}d", _check_reflect, True))
   op(getattr(aten, f"reflection_pad{_n}d_backward").default)(
-      _mode_pad_backward(f"reflection_pad{_n}d", _reflect_dim_backward))
+      _mode_pad_backward(f"reflection_pad{_n}d", True))
   op(getattr(aten, f"replication_pad{_n}d").default)(
-      _mode_pad(f"replication_pad{_n}d", _check_replicate, _replicate_dim))
+      _mode_pad(f"replication_pad{_n}d", _check_replicate, False))
   op(getattr(aten, f"replication_pad{_n}d_backward").default)(
-      _mode_pad_backward(f"replication_pad{_n}d", _replicate_dim_backward))
+      _mode_pad_backward(f"replication_pad{_n}d", False))
 
 # Scatters into views and the view ops' backwards.
 

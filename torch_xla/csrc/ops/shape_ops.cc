@@ -1,6 +1,7 @@
 #include "torch_xla/csrc/ops/shape_ops.h"
 
 #include <cstdint>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -33,6 +34,103 @@ absl::StatusOr<Value> RollDim(Value x, int64_t shift, int64_t dim) {
   TXLA_ASSIGN_OR_RETURN(Value tail, MakeSliceDim(x, dim, n - shift, n));
   TXLA_ASSIGN_OR_RETURN(Value head, MakeSliceDim(x, dim, 0, n - shift));
   return Concatenate({std::move(tail), std::move(head)}, dim);
+}
+
+absl::StatusOr<Value> Reverse(Value x, int64_t dim) {
+  return Build(OpKind::kReverse, {std::move(x)},
+               Attrs().Set("dims", std::vector<int64_t>{dim}));
+}
+
+// x with `lo` mirrored entries before and `hi` after along `dim` (the edge
+// itself not repeated).
+absl::StatusOr<Value> ReflectDim(Value x, int64_t dim, int64_t lo,
+                                 int64_t hi) {
+  const int64_t n = x.shape().dims[dim];
+  std::vector<Value> parts;
+  if (lo) {
+    TXLA_ASSIGN_OR_RETURN(Value edge, MakeSliceDim(x, dim, 1, lo + 1));
+    TXLA_ASSIGN_OR_RETURN(edge, Reverse(std::move(edge), dim));
+    parts.push_back(std::move(edge));
+  }
+  parts.push_back(x);
+  if (hi) {
+    TXLA_ASSIGN_OR_RETURN(Value edge, MakeSliceDim(x, dim, n - hi - 1, n - 1));
+    TXLA_ASSIGN_OR_RETURN(edge, Reverse(std::move(edge), dim));
+    parts.push_back(std::move(edge));
+  }
+  if (parts.size() == 1) return x;
+  return Concatenate(std::move(parts), dim);
+}
+
+// x with its first / last entry along `dim` repeated lo / hi times.
+absl::StatusOr<Value> ReplicateDim(Value x, int64_t dim, int64_t lo,
+                                   int64_t hi) {
+  const int64_t n = x.shape().dims[dim];
+  std::vector<Value> parts;
+  for (auto [count, start] : {std::pair<int64_t, int64_t>{lo, 0},
+                              std::pair<int64_t, int64_t>{-1, -1},
+                              std::pair<int64_t, int64_t>{hi, n - 1}}) {
+    if (start < 0) {
+      parts.push_back(x);
+    } else if (count) {
+      TXLA_ASSIGN_OR_RETURN(Value edge, MakeSliceDim(x, dim, start, start + 1));
+      std::vector<int64_t> dims = x.shape().dims;
+      dims[dim] = count;
+      TXLA_ASSIGN_OR_RETURN(edge, MakeBroadcastTo(std::move(edge), dims));
+      parts.push_back(std::move(edge));
+    }
+  }
+  if (parts.size() == 1) return x;
+  return Concatenate(std::move(parts), dim);
+}
+
+// ReflectDim's gradient: g's middle n entries plus each mirrored edge,
+// reversed, added where it was copied from.
+absl::StatusOr<Value> ReflectDimBackward(Value g, int64_t dim, int64_t lo,
+                                         int64_t hi, int64_t n) {
+  TXLA_ASSIGN_OR_RETURN(Value acc, MakeSliceDim(g, dim, lo, lo + n));
+  TXLA_ASSIGN_OR_RETURN(Value zero, MakeLiteral(0, g.shape().dtype, {}));
+  const size_t rank = g.shape().dims.size();
+  for (auto [count, from, start] :
+       {std::tuple<int64_t, int64_t, int64_t>{lo, 0, 1},
+        std::tuple<int64_t, int64_t, int64_t>{hi, lo + n, n - hi - 1}}) {
+    if (!count) continue;
+    TXLA_ASSIGN_OR_RETURN(Value edge, MakeSliceDim(g, dim, from, from + count));
+    TXLA_ASSIGN_OR_RETURN(edge, Reverse(std::move(edge), dim));
+    std::vector<int64_t> low(rank, 0), high(rank, 0);
+    low[dim] = start;
+    high[dim] = n - start - count;
+    TXLA_ASSIGN_OR_RETURN(
+        Value placed, Build(OpKind::kPad, {std::move(edge), zero},
+                            Attrs().Set("low", std::move(low))
+                                .Set("high", std::move(high))));
+    TXLA_ASSIGN_OR_RETURN(
+        acc, Apply(OpKind::kAdd, std::move(acc), std::move(placed)));
+  }
+  return acc;
+}
+
+// ReplicateDim's gradient: g's middle n entries, each edge entry plus the
+// sum of its copies.
+absl::StatusOr<Value> ReplicateDimBackward(Value g, int64_t dim, int64_t lo,
+                                           int64_t hi, int64_t n) {
+  TXLA_ASSIGN_OR_RETURN(Value acc, MakeSliceDim(g, dim, lo, lo + n));
+  for (auto [count, from, at] :
+       {std::tuple<int64_t, int64_t, int64_t>{lo, 0, 0},
+        std::tuple<int64_t, int64_t, int64_t>{hi, lo + n, n - 1}}) {
+    if (!count) continue;
+    TXLA_ASSIGN_OR_RETURN(Value copies,
+                          MakeSliceDim(g, dim, from, from + count));
+    TXLA_ASSIGN_OR_RETURN(
+        Value total, MakeReduce(std::move(copies), {dim}, "sum",
+                                /*keep_dims=*/true));
+    TXLA_ASSIGN_OR_RETURN(Value edge, MakeSliceDim(acc, dim, at, at + 1));
+    TXLA_ASSIGN_OR_RETURN(
+        edge, Apply(OpKind::kAdd, std::move(total), std::move(edge)));
+    TXLA_ASSIGN_OR_RETURN(
+        acc, MakeUpdateSliceDim(std::move(acc), std::move(edge), dim, at));
+  }
+  return acc;
 }
 
 }  // namespace
@@ -126,6 +224,34 @@ absl::StatusOr<Value> ConstantPad(Value x, Value fill,
                                   std::vector<int64_t> high) {
   return Build(OpKind::kPad, {std::move(x), std::move(fill)},
                Attrs().Set("low", std::move(low)).Set("high", std::move(high)));
+}
+
+absl::StatusOr<Value> ModePad(Value x, const std::vector<int64_t>& dims,
+                              const std::vector<int64_t>& low,
+                              const std::vector<int64_t>& high, bool reflect) {
+  for (size_t i = 0; i < dims.size(); ++i) {
+    TXLA_ASSIGN_OR_RETURN(
+        x, reflect ? ReflectDim(std::move(x), dims[i], low[i], high[i])
+                   : ReplicateDim(std::move(x), dims[i], low[i], high[i]));
+  }
+  return x;
+}
+
+absl::StatusOr<Value> ModePadBackward(Value grad,
+                                      const std::vector<int64_t>& sizes,
+                                      const std::vector<int64_t>& dims,
+                                      const std::vector<int64_t>& low,
+                                      const std::vector<int64_t>& high,
+                                      bool reflect) {
+  for (size_t i = dims.size(); i-- > 0;) {
+    const int64_t d = dims[i], n = sizes[d];
+    TXLA_ASSIGN_OR_RETURN(
+        grad,
+        reflect ? ReflectDimBackward(std::move(grad), d, low[i], high[i], n)
+                : ReplicateDimBackward(std::move(grad), d, low[i], high[i],
+                                       n));
+  }
+  return grad;
 }
 
 absl::StatusOr<Value> SelectBackward(Value grad,

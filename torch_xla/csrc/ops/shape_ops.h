@@ -58,6 +58,24 @@ absl::StatusOr<Value> ConstantPad(Value x, Value fill,
                                   std::vector<int64_t> low,
                                   std::vector<int64_t> high);
 
+// reflection_pad{1,2,3}d (`reflect`) / replication_pad{1,2,3}d: x padded
+// along dims[i] by low[i] / high[i] (checked: in range for reflection,
+// non-negative with a non-empty dim for replication) with its mirror image
+// (edge excluded) or copies of its edge.
+absl::StatusOr<Value> ModePad(Value x, const std::vector<int64_t>& dims,
+                              const std::vector<int64_t>& low,
+                              const std::vector<int64_t>& high, bool reflect);
+
+// Their backward: `grad` (of ModePad's result) folded back onto an input of
+// shape `sizes`, each padded element's gradient added to the element it
+// copied.
+absl::StatusOr<Value> ModePadBackward(Value grad,
+                                      const std::vector<int64_t>& sizes,
+                                      const std::vector<int64_t>& dims,
+                                      const std::vector<int64_t>& low,
+                                      const std::vector<int64_t>& high,
+                                      bool reflect);
+
 // aten.select_backward: `grad` (x.select(dim, index)'s gradient) placed in
 // zeros of shape `sizes` at `index` (in range) of `dim`: one pad.
 absl::StatusOr<Value> SelectBackward(Value grad,

@@ -146,6 +146,32 @@ void InitShapeBuilderBindings(py::module_& m) {
       "aten.constant_pad_nd with per-dim `low`/`high` padding; the value is "
       "a scalar parameter of x's dtype (ops/shape_ops.h).");
   m.def(
+      "_mode_pad",
+      [](py::handle x, const Dims& dims, const Dims& low, const Dims& high,
+         bool reflect) {
+        Operand in = Read(x);
+        return Result(
+            ValueOrThrow(ops::ModePad(in.value, dims, low, high, reflect)),
+            in);
+      },
+      py::arg("x"), py::arg("dims"), py::arg("low"), py::arg("high"),
+      py::arg("reflect"),
+      "reflection (`reflect`) / replication padding of x along `dims` by "
+      "checked `low`/`high` (ops/shape_ops.h).");
+  m.def(
+      "_mode_pad_backward",
+      [](py::handle grad, const Dims& sizes, const Dims& dims, const Dims& low,
+         const Dims& high, bool reflect) {
+        Operand g = Read(grad);
+        return Result(ValueOrThrow(ops::ModePadBackward(g.value, sizes, dims,
+                                                        low, high, reflect)),
+                      g);
+      },
+      py::arg("grad"), py::arg("sizes"), py::arg("dims"), py::arg("low"),
+      py::arg("high"), py::arg("reflect"),
+      "The gradient of _mode_pad for an input of shape `sizes` "
+      "(ops/shape_ops.h).");
+  m.def(
       "_select_backward",
       [](py::handle grad, const Dims& sizes, int64_t dim, int64_t index) {
         Operand g = Read(grad);
