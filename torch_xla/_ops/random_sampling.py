@@ -328,12 +328,21 @@ def _factory(new, default_dtype=None):
   def kernel(*args, generator=None, dtype=None, layout=None, device=None,
              pin_memory=None):
     *numbers, size = args
+    _check_size(size)
     dtype = dtype or default_dtype or torch.get_default_dtype()
     index = torch.device(device).index or 0 if device is not None else 0
     return new(list(size), dtype, index, *numbers, generator)
 
   kernel.__name__ = new.__name__
   return kernel
+
+
+def _check_size(size):
+  """Eager's error for a negative size."""
+  for d in size:
+    if d < 0:
+      raise RuntimeError(f"Trying to create tensor with negative dimension "
+                         f"{d}: {list(size)}")
 
 
 def _new_integers_below(dims, dtype, device, high, generator=None):
@@ -356,9 +365,36 @@ for _name, _new, _default in (
 
 def _randperm_kernel(n, generator=None, dtype=None, layout=None, device=None,
                      pin_memory=None):
+  _check_size([n])
   index = torch.device(device).index or 0 if device is not None else 0
   return _randperm(n, None, generator, dtype or torch.int64, index)
 
 
 _xla_kernels.impl("randperm", _randperm_kernel)
 _xla_kernels.impl("randperm.generator", _randperm_kernel)
+
+
+# aten.dropout is CompositeImplicit: eager's composite (for a tensor that is
+# not CUDA's) makes an empty tensor, fills it with bernoulli_, divides and
+# multiplies: three calls into C++ and three graph nodes per training step.
+# On the AutogradXLA key it becomes native_dropout (one call, one node; its
+# derivative is native_dropout_backward), as eager does on CUDA, with eager's
+# check and its identity cases (the input itself when p is 0, not training,
+# or empty).
+_autograd_kernels = torch.library.Library("aten", "IMPL", "AutogradXLA")
+
+
+def _dropout_kernel(x, p, train):
+  if not 0 <= p <= 1:
+    raise RuntimeError(
+        f"dropout probability has to be between 0 and 1, but got {p}")
+  if p == 0 or not train or x.numel() == 0:
+    return x
+  if not x.is_floating_point():  # eager's composite, and its errors
+    noise = torch.empty_like(x).bernoulli_(1 - p)
+    noise.div_(1 - p)
+    return x * noise
+  return torch.ops.aten.native_dropout(x, p, train)[0]
+
+
+_autograd_kernels.impl("dropout", _dropout_kernel)
