@@ -64,6 +64,7 @@ def _cases():
   mask_rows = mask[:, 0].clone()
   row = source[0].clone()
   three = source[0, :3].clone()
+  many = torch.randn(30).to(DEV)
   return {
       "gather": (lambda: aten.gather(x, 1, elem5), "_gather"),
       "gather_dev_index": (lambda: aten.gather(x, 0, elem), "_gather"),
@@ -105,6 +106,13 @@ def _cases():
       "take": (lambda: aten.take(x, elem), "_take"),
       "put": (lambda: aten.put(x, rows, three), "_put"),
       "put_accumulate_": (lambda: y.put_(rows, three, True), "_put"),
+      "masked_scatter": (lambda: x.masked_scatter(mask, many),
+                         "_masked_scatter"),
+      "masked_scatter_": (lambda: y.masked_scatter_(mask, many),
+                          "_masked_scatter"),
+      "masked_scatter_backward": (
+          lambda: aten.masked_scatter_backward(x, mask, [30]),
+          "_masked_scatter_backward"),
       "masked_fill_tensor": (lambda: x.masked_fill(mask, one),
                              "_masked_fill"),
   }
@@ -284,3 +292,34 @@ def test_take_and_put_values_match_eager():
   empty = torch.zeros(0, dtype=torch.long)
   _close(torch.ones(3).to(DEV).take(empty.to(DEV)), torch.ones(3).take(empty))
   xm.wait_device_ops()
+
+
+def test_masked_scatter_values_and_gradients_match_eager():
+  torch.manual_seed(5)
+  x = torch.randn(4, 5)
+  mask = torch.randn(5) > 0  # broadcast over the rows
+  source = torch.randn(6, 5)
+  xd = x.to(DEV).requires_grad_()
+  sd = source.to(DEV).requires_grad_()
+  xc, sc = x.clone().requires_grad_(), source.clone().requires_grad_()
+  out = xd.masked_scatter(mask.to(DEV), sd)
+  want = xc.masked_scatter(mask, sc)
+  _close(out, want.detach())
+  g = torch.randn(4, 5)
+  gx, gs = torch.autograd.grad(out, (xd, sd), g.to(DEV))
+  wx, ws = torch.autograd.grad(want, (xc, sc), g)
+  _close(gx, wx)
+  _close(gs, ws)
+  y = torch.randn(4, 5)
+  _close(y.to(DEV).masked_scatter_(mask.to(DEV), source.to(DEV)),
+         y.clone().masked_scatter_(mask, source))
+  xm.wait_device_ops()
+
+
+def test_masked_scatter_with_too_small_a_source_raises_at_the_read():
+  x = torch.zeros(4).to(DEV)
+  out = x.masked_scatter(torch.ones(4, dtype=torch.bool).to(DEV),
+                         torch.ones(3).to(DEV))
+  with pytest.raises(RuntimeError, match="masked_scatter: Number of "
+                     "elements of source < number of ones in mask"):
+    out.cpu()

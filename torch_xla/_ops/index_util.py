@@ -1,6 +1,9 @@
 """Helpers shared by the indexing rules (advanced_indexing.py,
 index_along_dim.py, gather_scatter.py, masked_ops.py, embedding.py): index
-operands as s64 handles, one-dim gathers and scatters, the CPU fallback for
+operands as 'xla' tensors with their checks (host-known values checked at
+once, the device-side check described for the op's binding to register:
+index_and_check), the ranges of small integer uploads, a one-dim scatter
+for the IR compositions left (embedding_renorm_), the CPU fallback for
 value-dependent shapes."""
 
 import collections
@@ -200,15 +203,6 @@ def index_mask(mask, device):
     return xt_of(mask)
   from torch_xla._ops import copy_ops
   return xt_of(copy_ops.from_host(mask, device))
-
-
-def gather_dim(v, d, idx):
-  rank = len(v.dims)
-  sizes = list(v.dims)
-  sizes[d] = 1
-  return _ir.gather(v, idx, offset_dims=[i for i in range(rank) if i != d],
-                    collapsed_dims=[d], start_index_map=[d], index_vec_dim=1,
-                    slice_sizes=sizes)
 
 
 def scatter_dim(v, d, idx, updates, kind):

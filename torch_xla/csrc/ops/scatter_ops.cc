@@ -9,6 +9,7 @@
 #include "torch_xla/csrc/ir/status_macros.h"
 #include "torch_xla/csrc/ir/value_builders.h"
 #include "torch_xla/csrc/ops/build_util.h"
+#include "torch_xla/csrc/ops/cumulative_ops.h"
 
 namespace torch_xla::ops {
 namespace {
@@ -384,6 +385,79 @@ absl::StatusOr<Value> MaskedIndexPut(Value x, int64_t mask_at, Value mask,
   TXLA_ASSIGN_OR_RETURN(Value added, Select(std::move(keep), std::move(v),
                                             std::move(zero)));
   return Apply(OpKind::kAdd, std::move(x), std::move(added));
+}
+
+namespace {
+
+// For the flat pred mask `m`: the number of trues before each position
+// (the source element a true position takes), s64.
+absl::StatusOr<Value> MaskPositions(const Value& m) {
+  TXLA_ASSIGN_OR_RETURN(Value ones, MakeConvert(m, DType::kI64));
+  TXLA_ASSIGN_OR_RETURN(Value upto,
+                        Cumulative(ones, 0, OpKind::kAdd, DType::kI64));
+  return Apply(OpKind::kSubtract, std::move(upto), std::move(ones));
+}
+
+// `v` broadcast to `shape` and flattened.
+absl::StatusOr<Value> FlatBroadcast(Value v, const std::vector<int64_t>& shape) {
+  TXLA_ASSIGN_OR_RETURN(v, MakeBroadcastTo(std::move(v), shape));
+  return MakeReshape(std::move(v), {NumElements(shape)});
+}
+
+}  // namespace
+
+absl::StatusOr<MaskedScatterResult> MaskedScatter(
+    Value x, Value mask, Value source, const std::vector<int64_t>& shape) {
+  const int64_t total = NumElements(shape);
+  const int64_t k = NumElements(source.shape().dims);
+  MaskedScatterResult r;
+  TXLA_ASSIGN_OR_RETURN(Value v, MakeBroadcastTo(std::move(x), shape));
+  TXLA_ASSIGN_OR_RETURN(Value m, MakeBroadcastTo(std::move(mask), shape));
+  TXLA_ASSIGN_OR_RETURN(Value flat_m, MakeReshape(m, {total}));
+  if (total > 0) {
+    TXLA_ASSIGN_OR_RETURN(Value count, MakeConvert(flat_m, DType::kI64));
+    TXLA_ASSIGN_OR_RETURN(count, MakeReduce(std::move(count), {0}, "sum",
+                                            false));
+    TXLA_ASSIGN_OR_RETURN(Value limit, MakeLiteral(static_cast<double>(k),
+                                                   DType::kI64, {}));
+    TXLA_ASSIGN_OR_RETURN(r.too_many, Compare(std::move(count),
+                                              std::move(limit), "GT"));
+  }
+  if (k == 0 || total == 0) {  // then the mask must be all false
+    r.out = std::move(v);
+    return r;
+  }
+  TXLA_ASSIGN_OR_RETURN(Value src, MakeReshape(std::move(source), {k}));
+  TXLA_ASSIGN_OR_RETURN(Value pos, MaskPositions(flat_m));
+  TXLA_ASSIGN_OR_RETURN(Value picked, GatherSlices(std::move(src), 0,
+                                                   std::move(pos)));
+  TXLA_ASSIGN_OR_RETURN(picked, MakeReshape(std::move(picked), shape));
+  TXLA_ASSIGN_OR_RETURN(r.out, Select(std::move(m), std::move(picked),
+                                      std::move(v)));
+  return r;
+}
+
+absl::StatusOr<Value> MaskedScatterBackward(
+    Value grad, Value mask, const std::vector<int64_t>& sizes) {
+  const int64_t k = NumElements(sizes);
+  const DType dtype = grad.shape().dtype;
+  TXLA_ASSIGN_OR_RETURN(Value out, MakeLiteral(0, dtype, {k}));
+  if (k == 0) return MakeReshape(std::move(out), sizes);
+  TXLA_ASSIGN_OR_RETURN(std::vector<int64_t> shape,
+                        InferBroadcastDims({&grad.shape(), &mask.shape()}));
+  const int64_t total = NumElements(shape);
+  TXLA_ASSIGN_OR_RETURN(Value g, FlatBroadcast(std::move(grad), shape));
+  TXLA_ASSIGN_OR_RETURN(Value m, FlatBroadcast(std::move(mask), shape));
+  // False positions add 0 at element 0; true ones hit distinct elements.
+  TXLA_ASSIGN_OR_RETURN(Value pos, MaskPositions(m));
+  TXLA_ASSIGN_OR_RETURN(Value zero_pos, MakeLiteral(0, DType::kI64, {total}));
+  TXLA_ASSIGN_OR_RETURN(pos, Select(m, std::move(pos), std::move(zero_pos)));
+  TXLA_ASSIGN_OR_RETURN(Value zeros, MakeLiteral(0, dtype, {total}));
+  TXLA_ASSIGN_OR_RETURN(g, Select(std::move(m), std::move(g),
+                                  std::move(zeros)));
+  TXLA_ASSIGN_OR_RETURN(out, ScatterSlices(std::move(out), 0, std::move(pos),
+                                           std::move(g), true));
+  return MakeReshape(std::move(out), sizes);
 }
 
 }  // namespace torch_xla::ops

@@ -4,7 +4,7 @@
 // Gathers and scatters along one dim, one XLA gather or scatter each:
 // gather / scatter / scatter_add / scatter_reduce (one index per element),
 // index_select / index_copy / index_add / index_fill (one index per
-// slice), take / put (flat indices), and x[mask] = v for a mask whose count the values do not depend
+// slice), take / put (flat indices), x[mask] = v and masked_scatter for a mask whose count the values do not depend
 // on (a select). The callers (torch_xla/_ops/gather_scatter.py,
 // index_along_dim.py, advanced_indexing.py through one _XLAC call each,
 // python/index_bindings.cc) check dtypes, shapes and host-known index
@@ -13,6 +13,7 @@
 // clamps them, its scatter skips them).
 
 #include <cstdint>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "torch_xla/csrc/ir/node.h"
@@ -76,6 +77,24 @@ absl::StatusOr<Value> Put(Value x, Value index, Value source,
 // (eager's RuntimeError when it does not): a select.
 absl::StatusOr<Value> MaskedIndexPut(Value x, int64_t mask_at, Value mask,
                                      Value values, bool accumulate);
+
+// aten.masked_scatter: x broadcast to `shape`, with the elements of the
+// 1-d-able `source` (x's dtype), in order, at the true positions of the
+// bool `mask` (broadcast to `shape`). `too_many` is the pred 0-d check that
+// mask holds more trues than source has elements (eager's RuntimeError; a
+// null Value when mask is empty). Past source's last element the gather
+// clamps; the check reports it.
+struct MaskedScatterResult {
+  Value out;
+  Value too_many;
+};
+absl::StatusOr<MaskedScatterResult> MaskedScatter(
+    Value x, Value mask, Value source, const std::vector<int64_t>& shape);
+
+// aten.masked_scatter_backward: source's gradient, of `sizes`: grad at
+// mask's true positions, in order, then zeros.
+absl::StatusOr<Value> MaskedScatterBackward(Value grad, Value mask,
+                                            const std::vector<int64_t>& sizes);
 
 }  // namespace torch_xla::ops
 

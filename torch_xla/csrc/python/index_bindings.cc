@@ -1,8 +1,8 @@
 // _XLAC bindings of the indexing builders (ops/index_ops.h: embedding,
 // x[idx], x[idx] = v; ops/scatter_ops.h: gather, the scatters,
-// index_select/copy/add/fill, take/put, x[mask] = v): the Python rules'
-// single call per op (embedding.py, advanced_indexing.py,
-// gather_scatter.py, index_along_dim.py). Each binding converts arguments, registers the
+// index_select/copy/add/fill, take/put, x[mask] = v, masked_scatter): the
+// Python rules' single call per op (embedding.py, advanced_indexing.py,
+// gather_scatter.py, index_along_dim.py, masked_ops.py). Each binding converts arguments, registers the
 // device-side check of an index computed on the device (`check`: None, or
 // the (low, size, exempt, message, error) tuple that
 // torch_xla/_ops/index_util.py makes; python/device_checks.h), calls the
@@ -159,6 +159,40 @@ void InitAdvancedIndexBindings(py::module_& m) {
       "`mask_at`, values not depending on the mask's count: a select (ops/"
       "scatter_ops.h). values: an 'xla' tensor, a number or a cpu 0-d "
       "tensor.");
+  m.def(
+      "_masked_scatter",
+      [](py::handle x, py::handle mask, py::handle source,
+         const std::vector<int64_t>& shape, bool inplace) {
+        Operand in = Read(x);
+        Operand m = Read(mask);
+        Value src = OperandValue(source, in.value.shape().dtype);
+        ops::MaskedScatterResult r = ValueOrThrow(
+            ops::MaskedScatter(in.value, m.value, src, shape));
+        if (r.too_many) {
+          ThrowIfError(AddDeviceCheck(
+              r.too_many, m.tensor->device(),
+              "masked_scatter: Number of elements of source < number of "
+              "ones in mask",
+              CheckError::kRuntimeError));
+        }
+        return Done(std::move(r.out), in, x, inplace, "masked_scatter_");
+      },
+      py::arg("x"), py::arg("mask"), py::arg("source"), py::arg("shape"),
+      py::arg("inplace"),
+      "aten.masked_scatter(_): source's elements at mask's true positions of "
+      "x broadcast to `shape` (ops/scatter_ops.h), with the device-side "
+      "check that source holds enough elements.");
+  m.def(
+      "_masked_scatter_backward",
+      [](py::handle grad, py::handle mask, const std::vector<int64_t>& sizes) {
+        Operand g = Read(grad);
+        return Wrapped(ValueOrThrow(ops::MaskedScatterBackward(
+                           g.value, Read(mask).value, sizes)),
+                       g.tensor->device());
+      },
+      py::arg("grad"), py::arg("mask"), py::arg("sizes"),
+      "aten.masked_scatter_backward: source's gradient (ops/"
+      "scatter_ops.h).");
 }
 
 void InitGatherScatterBindings(py::module_& m) {
