@@ -280,6 +280,20 @@ def test_in_place_update_of_sharded_weight_aliases_its_buffers():
   assert spec(w).startswith(f"{{devices=[{N},1]")
 
 
+def test_mark_sharding_after_in_place_update_of_unsharded_data():
+  # The update's result is marked sharded, its old buffer is whole: they
+  # differ per device, so the result must not reuse (alias) that buffer.
+  host = torch.randn(N * 2, 8)
+  t = host.to(DEVICE)
+  t.add_(1)
+  torch_xla.sync()
+  t.mul_(2)
+  xs.mark_sharding(t, mesh_1d(), ("x", None))
+  torch_xla.sync()
+  assert spec(t).startswith(f"{{devices=[{N},1]")
+  torch.testing.assert_close(t.cpu(), (host + 1) * 2)
+
+
 def test_mark_sharding_with_gradients_shards_the_gradient():
   w = torch.randn(N * 2, 4).to(DEVICE).requires_grad_()
   y = xs.mark_sharding_with_gradients(w, mesh_1d(), ("x", None))

@@ -18,7 +18,8 @@ std::unordered_map<int64_t, int> Holders(absl::Span<const XlaTensorPtr> live) {
 }
 
 // In-place aliasing: a parameter whose data's owner alias ID is an output
-// tensor's alias ID becomes that output's buffer, when shapes match.
+// tensor's alias ID becomes that output's buffer, when shapes and shardings
+// match.
 void PlanAliases(const LoweringContext& context,
                  absl::Span<const XlaTensorPtr> tensors,
                  absl::Span<const int64_t> result_of_tensor,
@@ -42,6 +43,11 @@ void PlanAliases(const LoweringContext& context,
     if (it == parameter_by_alias.end()) continue;
     int64_t result = result_of_tensor[t];
     if (parameters[it->second]->shape() != results[result].shape()) continue;
+    // A result marked with another sharding than the buffer's (mark_sharding
+    // after an in-place update of unsharded data) has other per-device sizes.
+    const ShardingPtr& wanted = tensors[t]->sharding();
+    const ShardingPtr& held = parameters[it->second]->sharding();
+    if (wanted != nullptr && (held == nullptr || !(*wanted == *held))) continue;
     if (!used_results.insert(result).second) continue;
     donation.aliases.emplace_back(it->second, result);
     parameter_by_alias.erase(it);
