@@ -63,6 +63,7 @@ def _cases():
   seq, seq_grad = _host(torch.randn(2, 3, 8)), _host(torch.randn(2, 3, 11))
   vol = _host(torch.randn(1, 2, 4, 5, 6))
   im_grad = _host(torch.randn(2, 3, 11, 9))
+  cols, plane_row = _host(torch.randn(8, 4)), _host(torch.randn(16))
   return {
       "cat": lambda: aten.cat([x, y], 1),
       "cat_promotes": lambda: aten.cat([x, ints]),
@@ -85,6 +86,8 @@ def _cases():
           seq_grad, seq, [2, 1]),
       "replication_pad2d_backward": lambda: aten.replication_pad2d_backward(
           im_grad, im, [0, 1, 2, 1]),
+      "slice_scatter": lambda: aten.slice_scatter(x, cols, 1, 1, None, 4),
+      "select_scatter": lambda: aten.select_scatter(x, plane_row, 0, -3),
       "select_backward": lambda: aten.select_backward(row, [8, 16], 0, -2),
       "new_zeros": lambda: aten.new_zeros(x, [3, 4]),
       "new_full": lambda: aten.new_full(x, [3, 4], 2.5),
@@ -199,3 +202,17 @@ def test_copy_errors_are_eager_classes():
     _host(torch.zeros(2, 3)).copy_(_host(torch.zeros(2)))
   with pytest.raises(RuntimeError, match="0-dimension value tensor"):
     _host(torch.zeros(2)).fill_(_host(torch.zeros(2)))
+
+
+def test_scatters_check_their_source_like_eager():
+  x = torch.randn(4, 6)
+  with pytest.raises(RuntimeError, match=r"expected src to have a size equal "
+                     r"to the slice of self. src size = \[4, 2\], slice size "
+                     r"= \[4, 3\]"):
+    torch.slice_scatter(_host(x), _host(torch.randn(4, 2)), 1, 0, 6, 2)
+  with pytest.raises(IndexError, match="select_scatter"):
+    torch.select_scatter(_host(x), _host(torch.randn(6)), 0, 4)
+  src = torch.randn(6, dtype=torch.float64)
+  torch.testing.assert_close(
+      torch.select_scatter(_host(x), _host(src), 0, -1).cpu(),
+      torch.select_scatter(x, src, 0, -1))

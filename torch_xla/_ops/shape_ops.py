@@ -14,7 +14,7 @@ import math
 import torch
 
 from torch_xla import _XLAC, _ir
-from torch_xla._ops import copy_ops, storage_views, views
+from torch_xla._ops import copy_ops, storage_views
 from torch_xla._ops._common import (canonical_dim, check_same_device, code_of,
                                     literal)
 from torch_xla._ops.registry import aten, op
@@ -293,23 +293,13 @@ def slice_scatter(x, src, dim=0, start=None, end=None, step=1):
   d = canonical_dim(dim, x.dim())
   if step <= 0:
     raise RuntimeError("slice step must be positive")
-  start, end = views.clamp_slice(x.shape[d], start, end)
-  shape = list(x.shape)
-  shape[d] = max(0, (end - start + step - 1) // step)
-  value = _source(x, src, shape, "slice")
-  return wrap(_XLAC._clone(views.update_slice(xt_of(x), value, d, start,
-                                              step)))
+  # The slice view's inverse (tensor/views.h), src checked and cast there.
+  return _XLAC._slice_scatter(x, src, d, start, end, step)
 
 
 @op(aten.select_scatter.default)
 def select_scatter(x, src, dim, index):
-  d = canonical_dim(dim, x.dim())
-  index = views.checked_index(x, d, index, "select_scatter()")
-  shape = list(x.shape)
-  value = _source(x, src, shape[:d] + shape[d + 1:], "select")
-  kept = shape[:d] + [1] + shape[d + 1:]
-  return wrap(views.update_slice(xt_of(x), _ir.reshape(value, kept), d, index,
-                                 1))
+  return _XLAC._select_scatter(x, src, canonical_dim(dim, x.dim()), index)
 
 
 @op(aten.diagonal_scatter.default)

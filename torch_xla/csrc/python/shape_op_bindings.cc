@@ -7,8 +7,10 @@
 // an in-place op, commits it into its target (views written back) and
 // returns the target. Eager's argument checks and errors are the rules'.
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +19,9 @@
 #include "absl/strings/str_cat.h"
 #include "pybind11/pybind11.h"
 #include "pybind11/stl.h"
+#include "absl/strings/str_join.h"
+#include "torch_xla/csrc/ir/error_class.h"
+#include "torch_xla/csrc/ir/shape_util.h"
 #include "torch_xla/csrc/ir/value_builders.h"
 #include "torch_xla/csrc/ops/conv_ops.h"
 #include "torch_xla/csrc/ops/copy_ops.h"
@@ -29,6 +34,8 @@
 #include "torch_xla/csrc/python/scalar_leaves.h"
 #include "torch_xla/csrc/python/status_conversion.h"
 #include "torch_xla/csrc/python/torch_tensor.h"
+#include "torch_xla/csrc/tensor/view_ops.h"
+#include "torch_xla/csrc/tensor/views.h"
 
 namespace py = pybind11;
 
@@ -67,6 +74,64 @@ std::vector<Operand> Operands(const py::sequence& tensors,
     values->push_back(ins.back().value);
   }
   return ins;
+}
+
+// A scatter's source `src` checked to have the shape `expected` (eager's
+// RuntimeError naming `what`: slice, select) and converted to x's dtype.
+Value ScatterSource(const Operand& x, const Operand& src,
+                    const Dims& expected, const char* what) {
+  const Dims& got = src.value.shape().dims;
+  if (got != expected) {
+    ThrowStatus(EagerRuntimeError(absl::StrCat(
+        "expected src to have a size equal to the ", what,
+        " of self. src size = [", absl::StrJoin(got, ", "), "], ", what,
+        " size = [", absl::StrJoin(expected, ", "), "]")));
+  }
+  return ValueOrThrow(MakeConvert(src.value, x.value.shape().dtype));
+}
+
+// slice_scatter and select_scatter write through the slice view's inverse
+// (tensor/views.h MakeUpdateStridedSlice), the one definition of a strided
+// slice's update.
+void InitScatterBindings(py::module_& m) {
+  m.def(
+      "_slice_scatter",
+      [](py::handle x, py::handle src, int64_t dim,
+         std::optional<int64_t> start, std::optional<int64_t> end,
+         int64_t step) {
+        Operand in = Read(x);
+        Dims shape = in.value.shape().dims;
+        auto [from, to] = ClampSlice(shape[dim], start, end);
+        shape[dim] = std::max<int64_t>(0, (to - from + step - 1) / step);
+        Value value = ScatterSource(in, Read(src), shape, "slice");
+        return Result(ValueOrThrow(MakeUpdateStridedSlice(
+                          in.value, std::move(value), dim, from, step)),
+                      in);
+      },
+      py::arg("x"), py::arg("src"), py::arg("dim"), py::arg("start"),
+      py::arg("end"), py::arg("step"),
+      "aten.slice_scatter at canonical `dim` with step > 0 (bounds clamped "
+      "as a slice's; eager's error for a src of another shape).");
+  m.def(
+      "_select_scatter",
+      [](py::handle x, py::handle src, int64_t dim, int64_t index) {
+        Operand in = Read(x);
+        Dims shape = in.value.shape().dims;
+        const int64_t at =
+            ValueOrThrow(view_ops::WrapIndex(shape, dim, index,
+                                             "select_scatter()"));
+        Dims kept = shape;
+        kept[dim] = 1;
+        shape.erase(shape.begin() + dim);
+        Value value = ValueOrThrow(MakeReshape(
+            ScatterSource(in, Read(src), shape, "select"), kept));
+        return Result(ValueOrThrow(MakeUpdateStridedSlice(
+                          in.value, std::move(value), dim, at, 1)),
+                      in);
+      },
+      py::arg("x"), py::arg("src"), py::arg("dim"), py::arg("index"),
+      "aten.select_scatter at canonical `dim` (eager's IndexError for an "
+      "index out of range, RuntimeError for a src of another shape).");
 }
 
 void InitShapeBuilderBindings(py::module_& m) {
@@ -345,6 +410,7 @@ void InitConvBindings(py::module_& m) {
 
 void InitShapeOpBindings(py::module_& m) {
   InitShapeBuilderBindings(m);
+  InitScatterBindings(m);
   InitCopyBindings(m);
   InitConvBindings(m);
 }
