@@ -48,23 +48,18 @@ def prime_optimizer(optimizer: torch.optim.Optimizer) -> torch.optim.Optimizer:
         _XLAC._xla_mark_sharding(grad, op_sharding(p))
       p.grad = grad
   optimizer.step()
-  torch_xla.sync()
   for group in optimizer.param_groups:
     for p in group["params"]:
       p.grad = None
       if p.device.type != "xla" or not _XLAC._get_xla_sharding_spec(p):
         continue
       # State of the parameter's shape (moments, momentum) takes its
-      # sharding, so the load planner fills it shard by shard. It is placed
-      # anew from a host copy: marking the in-place result of the step
-      # would alias its unsharded input buffer to a sharded output, which
-      # the compiler rejects (sizes differ).
+      # sharding, so the load planner fills it shard by shard.
       for value in optimizer.state.get(p, {}).values():
         if (isinstance(value, torch.Tensor) and value.device.type == "xla"
             and value.shape == p.shape and
             _XLAC._get_xla_sharding_spec(value) !=
             _XLAC._get_xla_sharding_spec(p)):
-          placed = value.cpu().to(torch_xla.device())
-          _XLAC._xla_mark_sharding(placed, op_sharding(p))
-          _XLAC._set_ir_value(value, placed)
+          _XLAC._xla_mark_sharding(value, op_sharding(p))
+  torch_xla.sync()
   return optimizer
