@@ -263,7 +263,10 @@ def _adaptive_size(x, output_size, n=2, name=None):
     raise RuntimeError(
         f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got"
         f"{':' if is_max else ''} {list(x.shape)}")
-  for d in range(x.dim() - n - 1, x.dim()):
+  # Eager's 2-d average pool checks only the spatial dims, the others every
+  # dim after the first (so an unbatched input may have no channels).
+  first = x.dim() - n if name == "adaptive_avg_pool2d" else 1
+  for d in range(first, x.dim()):
     if x.shape[d] == 0:
       raise RuntimeError(
           f"{name}(): Expected input to have non-zero size for non-batch "
@@ -305,7 +308,14 @@ def adaptive_avg_pool3d(x, output_size):
 
 
 def _adaptive_avg_pool_backward(grad, x, n):
-  check_same_device(f"adaptive_avg_pool{n}d_backward", grad, x)
+  name = f"adaptive_avg_pool{n}d_backward"
+  check_same_device(name, grad, x)
+  for d in range(1, grad.dim()):
+    if grad.shape[d] == 0:
+      raise RuntimeError(
+          f"{name}(): Expected grad_output to have non-zero size for "
+          f"non-batch dimensions, but grad_output has sizes "
+          f"{list(grad.shape)} with dimension {d} being empty")
   return _XLAC._adaptive_avg_pool_backward(grad, x, n)
 
 

@@ -332,3 +332,36 @@ def test_adaptive_and_backward_errors_match_eager(fn, error, message):
     fn(x)
   with pytest.raises(error, match=re.escape(message)):
     fn(x.to(XLA))
+
+
+def _outcome(fn, x):
+  """fn(x) and its gradient's shapes, or the error's class and text."""
+  try:
+    y = fn(x)
+    y = y[0] if isinstance(y, tuple) else y
+    (g,) = torch.autograd.grad(y.sum(), x)
+    return tuple(y.shape), tuple(g.shape)
+  except RuntimeError as e:
+    return type(e), str(e)
+
+
+@pytest.mark.parametrize("fn,shape", [
+    (lambda x: F.adaptive_max_pool2d(x, (3, 5)), (0, 3, 8, 8)),
+    (lambda x: F.adaptive_max_pool2d(x, 2), (0, 4, 4)),
+    (lambda x: F.adaptive_max_pool2d(x, 2), (2, 0, 4, 4)),
+    (lambda x: F.adaptive_avg_pool2d(x, (4, 4)), (0, 3, 8, 8)),
+    (lambda x: F.adaptive_avg_pool2d(x, 3), (2, 0, 5, 4)),
+    (lambda x: F.adaptive_avg_pool2d(x, 2), (0, 4, 4)),
+    (lambda x: F.adaptive_avg_pool3d(x, (3, 3, 2)), (0, 5, 4, 3)),
+    (lambda x: F.adaptive_avg_pool3d(x, 2), (2, 0, 3, 4, 4)),
+    (lambda x: F.adaptive_max_pool3d(x, (3, 3, 2)), (0, 5, 4, 3)),
+    (lambda x: F.avg_pool2d(x, 3, 2, 1, True, False), (0, 3, 8, 8)),
+    (lambda x: F.max_pool2d(x, 3, 1, 1, dilation=2), (0, 3, 8, 8)),
+], ids=range(11))
+def test_empty_inputs_like_eager(fn, shape):
+  # Eager's 2-d adaptive average pool checks only the spatial dims, the
+  # other adaptive pools every dim after the first; empty batches pool to
+  # empty results (no window op over them) and their gradients.
+  x = torch.randn(shape, requires_grad=True)
+  expected = _outcome(fn, x)
+  assert _outcome(fn, x.detach().to(XLA).requires_grad_()) == expected

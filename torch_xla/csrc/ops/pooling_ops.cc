@@ -346,6 +346,8 @@ absl::StatusOr<Value> MaxPoolBackward(Value grad, Value x, Value indices,
       Concat(Leading(x, nsp), PooledSizes(Spatial(x, nsp), w));
   const bool dilated = std::any_of(w.dilation.begin(), w.dilation.end(),
                                    [](int64_t d) { return d != 1; });
+  if (Product(x.shape().dims) == 0) return Zeros(grad.shape().dtype,
+                                                 x.shape().dims);
   if (dilated || grad.shape().dims != indices.shape().dims ||
       grad.shape().dtype != x.shape().dtype || grad.shape().dims != pooled) {
     return ScatterToIndices(std::move(grad), std::move(x), std::move(indices),
@@ -397,6 +399,7 @@ absl::StatusOr<Value> AvgPoolBackward(Value grad, Value x,
         "avg_pool_backward: grad ", grad.shape().ToString(),
         " is not the pooled shape of input ", x.shape().ToString()));
   }
+  if (Product(x.shape().dims) == 0) return Zeros(dtype, x.shape().dims);
   TXLA_ASSIGN_OR_RETURN(grad, MakeConvert(std::move(grad), acc));
   TXLA_ASSIGN_OR_RETURN(Value divisor, Divisor(w, in, out, count_include_pad,
                                                divisor_override, acc));
@@ -426,8 +429,10 @@ absl::StatusOr<Value> AdaptiveAvgPool(Value x, const Dims& out) {
   const DType acc = OpMathType(dtype);
   const Dims in = Spatial(x, n);
   const Dims lead = Leading(x, n);
+  if (HasZero(out) || Product(x.shape().dims) == 0) {
+    return Zeros(dtype, Concat(lead, out));
+  }
   if (Divides(in, out)) {
-    if (HasZero(out)) return Zeros(dtype, Concat(lead, out));
     // Equal windows: a window sum, exactly eager's arithmetic.
     Dims k(n);
     for (size_t i = 0; i < n; ++i) k[i] = in[i] / out[i];
@@ -482,7 +487,7 @@ absl::StatusOr<std::array<Value, 2>> AdaptiveMaxPool(Value x,
   const size_t n = out.size();
   const Dims in = Spatial(x, n);
   const Dims lead = Leading(x, n);
-  if (HasZero(out)) {
+  if (HasZero(out) || Product(x.shape().dims) == 0) {
     TXLA_ASSIGN_OR_RETURN(Value values,
                           Zeros(x.shape().dtype, Concat(lead, out)));
     TXLA_ASSIGN_OR_RETURN(Value indices,
