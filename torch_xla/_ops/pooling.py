@@ -44,10 +44,6 @@ def _tuple(value, name, n, default=None):
   return value
 
 
-def _pair(value, name, default=None):
-  return _tuple(value, name, 2, default)
-
-
 def _output_size(size, k, s, p, d, ceil_mode):
   """Eager's pooling_output_shape."""
   numerator = size + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)
