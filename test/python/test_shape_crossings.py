@@ -216,3 +216,27 @@ def test_scatters_check_their_source_like_eager():
   torch.testing.assert_close(
       torch.select_scatter(_host(x), _host(src), 0, -1).cpu(),
       torch.select_scatter(x, src, 0, -1))
+
+
+def test_copy_of_the_same_shape_and_dtype_takes_the_source_data():
+  # No cast, no broadcast: dst holds src's data (as device data), not a
+  # graph reading it.
+  src, dst = _host(torch.randn(3, 2)), _host(torch.zeros(3, 2))
+  assert src._xt.state == "device data"
+  dst.copy_(src)
+  assert dst._xt.state == "device data"
+  assert dst._xt.data_id == src._xt.data_id
+  host = torch.randn(3, 2)
+  dst.copy_(host)
+  assert dst._xt.state == "device data"
+  torch.testing.assert_close(dst.cpu(), host)
+
+
+@pytest.mark.parametrize("shape", [(4, 5), (0, 5)])
+def test_a_cpu_tensor_to_xla_is_one_call_per_aten_op(shape):
+  # PyTorch runs cpu -> 'xla' as empty (a host fill) + copy_ (the upload,
+  # then its commit): no IR is built in Python.
+  cpu = torch.randn(shape)
+  out, names = _crossings(lambda: cpu.to(DEV))
+  assert names == ["_full", "_from_host", "_copy_"], names
+  torch.testing.assert_close(out.cpu(), cpu)

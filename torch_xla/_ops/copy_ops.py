@@ -6,9 +6,9 @@ import torch
 
 from torch_xla import _XLAC, _device_checks
 from torch_xla._ops import index_util
-from torch_xla._ops._common import code_of, literal
+from torch_xla._ops._common import code_of
 from torch_xla._ops.registry import aten, op
-from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
+from torch_xla._tensor import XlaTensor, xt_of
 
 
 def to_host(x: XlaTensor) -> torch.Tensor:
@@ -20,13 +20,11 @@ def to_host(x: XlaTensor) -> torch.Tensor:
 
 def from_host(cpu: torch.Tensor, device: int = 0) -> XlaTensor:
   """A CPU tensor's value on an XLA device (transfers now)."""
-  code = code_of(cpu.dtype)
-  if cpu.numel() == 0:
-    return wrap(literal(0, code, cpu.shape, device))
   cpu = cpu.contiguous()
-  out = wrap(_XLAC._tensor_from_host(cpu.data_ptr(), list(cpu.shape), code,
-                                     device))
-  index_util.remember_host_range(out._xt, cpu)
+  out = _XLAC._from_host(cpu.data_ptr(), list(cpu.shape), code_of(cpu.dtype),
+                         device)
+  if cpu.numel():
+    index_util.remember_host_range(out._xt, cpu)
   return out
 
 
@@ -129,7 +127,7 @@ def copy_(dst, src, non_blocking=False):
     host = src.to(dst.dtype)
     src = from_host(host, device)
     if list(host.shape) == list(dst.shape):
-      out = commit(dst, xt_of(src))
+      out = _XLAC._copy_(dst, src)  # dst takes the uploaded data
       index_util.remember_host_range(dst._xt, host)
       return out
   # ops/copy_ops.h: cast, broadcast and committed in one call (a cpu 0-dim

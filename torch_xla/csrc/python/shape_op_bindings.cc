@@ -34,6 +34,7 @@
 #include "torch_xla/csrc/python/scalar_leaves.h"
 #include "torch_xla/csrc/python/status_conversion.h"
 #include "torch_xla/csrc/python/torch_tensor.h"
+#include "torch_xla/csrc/spmd/spmd_tensors.h"
 #include "torch_xla/csrc/tensor/view_ops.h"
 #include "torch_xla/csrc/tensor/views.h"
 
@@ -54,6 +55,29 @@ py::object Result(Value value, const Operand& in) {
 py::object Commit(py::handle target, const TorchTensor& x, Value value) {
   return CommitInPlace(target.ptr(), x,
                        XlaTensor::FromIr(std::move(value), x.handle->device()));
+}
+
+// copy_ and fill_'s commit: where the value is `source`'s own (no cast, no
+// broadcast), `source` itself is committed, so the target takes its data
+// as it is (device data stays device data, not a graph reading it).
+py::object CommitFrom(py::handle target, const TorchTensor& x, Value value,
+                      const Operand* source) {
+  if (source != nullptr && value == source->value) {
+    return CommitInPlace(target.ptr(), x, source->tensor);
+  }
+  return Commit(target, x, std::move(value));
+}
+
+// An 'xla' tensor argument (or a bare handle) read; false for a number or
+// a tensor of another device.
+bool ReadXlaOperand(py::handle object, Operand* operand) {
+  TorchTensor tensor;
+  if (!ReadTorchTensor(object.ptr(), &tensor) &&
+      !py::isinstance<XlaTensor>(object)) {
+    return false;
+  }
+  *operand = Read(object);
+  return true;
 }
 
 // A builder's result over several operands: a clone of the operand whose
@@ -309,9 +333,12 @@ void InitCopyBindings(py::module_& m) {
       [](py::handle dst, py::handle src) {
         TorchTensor target = InPlaceTarget(dst);
         const Shape& shape = target.handle->shape();
-        Value value = OperandValue(src, shape.dtype);
-        return Commit(dst, target,
-                      ValueOrThrow(ops::CopyValue(std::move(value), shape)));
+        Operand source;
+        const bool tensor = ReadXlaOperand(src, &source);
+        Value value = tensor ? source.value : OperandValue(src, shape.dtype);
+        return CommitFrom(dst, target,
+                          ValueOrThrow(ops::CopyValue(std::move(value), shape)),
+                          tensor ? &source : nullptr);
       },
       py::arg("dst"), py::arg("src"),
       "aten.copy_ from an 'xla' tensor on dst's device or a number (a cpu "
@@ -323,17 +350,14 @@ void InitCopyBindings(py::module_& m) {
         TorchTensor target = InPlaceTarget(x);
         const Shape& shape = target.handle->shape();
         const int device = target.handle->device();
-        XlaTensorPtr filled;
-        TorchTensor tensor;
-        if (ReadTorchTensor(value.ptr(), &tensor) ||
-            py::isinstance<XlaTensor>(value)) {
-          filled = XlaTensor::FromIr(
-              ValueOrThrow(ops::FillValue(ValueOf(ToXlaTensor(value)), shape)),
-              device);
-        } else {
-          filled = HostFillTensor(value, shape.dims,
-                                  static_cast<int>(shape.dtype), device);
+        Operand source;
+        if (ReadXlaOperand(value, &source)) {
+          Value out = ValueOrThrow(ops::FillValue(source.value, shape));
+          if (!inplace) return Result(std::move(out), source);
+          return CommitFrom(x, target, std::move(out), &source);
         }
+        XlaTensorPtr filled = HostFillTensor(
+            value, shape.dims, static_cast<int>(shape.dtype), device);
         if (!inplace) return WrapTensor(std::move(filled));
         return CommitInPlace(x.ptr(), target, filled);
       },
@@ -341,6 +365,27 @@ void InitCopyBindings(py::module_& m) {
       "x's shape and dtype filled with a number (host data: a parameter) or "
       "a 0-dim 'xla' tensor (ops/copy_ops.h); with `inplace`, x is updated "
       "and returned.");
+  m.def(
+      "_from_host",
+      [](uintptr_t address, Dims dims, int code, int device) {
+        Shape shape = ValueOrThrow(CheckedShape(ToDType(code), std::move(dims)));
+        if (NumElements(shape.dims) == 0) {  // no bytes to send
+          return Wrapped(ValueOrThrow(MakeLiteral(0, shape.dtype, shape.dims)),
+                         device);
+        }
+        XlaTensorPtr tensor;
+        {
+          py::gil_scoped_release release;
+          tensor = ValueOrThrow(TensorFromHost(
+              reinterpret_cast<const void*>(address), std::move(shape),
+              device));
+        }
+        return WrapTensor(std::move(tensor));
+      },
+      py::arg("address"), py::arg("dims"), py::arg("dtype"),
+      py::arg("device"),
+      "_tensor_from_host's transfer as a new 'xla' tensor (an empty shape "
+      "is a literal: nothing to send): x.to('xla') in one call.");
   m.def(
       "_full",
       [](py::handle value, Dims dims, int code, int device) {
