@@ -113,6 +113,11 @@ def _cases():
       "masked_scatter_backward": (
           lambda: aten.masked_scatter_backward(x, mask, [30]),
           "_masked_scatter_backward"),
+      "index_reduce": (lambda: aten.index_reduce(x, 0, rows, source, "prod"),
+                       "_index_reduce"),
+      "index_reduce_": (lambda: y.index_reduce_(0, rows, source, "amax",
+                                                include_self=False),
+                        "_index_reduce"),
       "masked_fill_tensor": (lambda: x.masked_fill(mask, one),
                              "_masked_fill"),
   }
@@ -178,7 +183,7 @@ def test_a_check_registered_inside_the_call_raises_at_the_sync():
 
 
 def _close(xla, cpu):
-  torch.testing.assert_close(xla.cpu(), cpu)
+  torch.testing.assert_close(xla.cpu(), cpu, equal_nan=True)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.int32, torch.bool])
@@ -323,3 +328,23 @@ def test_masked_scatter_with_too_small_a_source_raises_at_the_read():
   with pytest.raises(RuntimeError, match="masked_scatter: Number of "
                      "elements of source < number of ones in mask"):
     out.cpu()
+
+
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
+def test_index_reduce_values_match_eager(reduce):
+  torch.manual_seed(6)
+  idx = torch.tensor([0, 2, 2, 4])
+  for dtype in (torch.float32, torch.int32):
+    x = (torch.randn(5, 3) * 4).to(dtype)
+    source = (torch.randn(4, 3) * 4).to(dtype)
+    if dtype == torch.float32:
+      source[1, 1] = float("nan")  # amax/amin propagate it
+    for include_self in (True, False):
+      got = x.to(DEV).index_reduce(0, idx.to(DEV) * 1, source.to(DEV), reduce,
+                                   include_self=include_self)
+      _close(got, x.index_reduce(0, idx, source, reduce,
+                                 include_self=include_self))
+  b = torch.randn(5, 3) > 0
+  _close(b.to(DEV).index_reduce_(0, idx.to(DEV), b[:4].to(DEV), "amax"),
+         b.clone().index_reduce_(0, idx, b[:4], "amax"))
+  xm.wait_device_ops()

@@ -1,23 +1,18 @@
-"""Indexing along one dim: index_select, index_copy, index_add and
-index_fill (eager's argument checks here, then one call into their builder,
-ops/scatter_ops.h, which also registers an index's device-side check), and
-index_reduce (an IR composition).
+"""Indexing along one dim: index_select, index_copy, index_add, index_fill
+and index_reduce: eager's argument checks here, then one call into the
+op's builder (ops/scatter_ops.h, ops/index_reduce_ops.h), which also
+registers an index's device-side check.
 
 Every one checks its index values as eager does (IndexError): values
 known on the host at once, values computed on the device at a later sync
-or read (index_util.index_value, docs/device_checks.md)."""
-
-import math
+or read (index_util.index_and_check, docs/device_checks.md)."""
 
 import torch
 
-from torch_xla import _XLAC, _dtypes, _ir
-from torch_xla._ops._common import (canonical_dim, check_same_device, code_of,
-                                    literal)
-from torch_xla._ops.index_util import (Prefix, index_and_check, index_value,
-                                       operand, check_index_dtype)
-from torch_xla._ops.reductions import reduce_extreme
-from torch_xla._ops.registry import aten, inplace_rule, op
+from torch_xla import _XLAC, _dtypes
+from torch_xla._ops._common import canonical_dim, check_same_device
+from torch_xla._ops.index_util import Prefix, index_and_check, check_index_dtype
+from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import wrap, xt_of
 
 
@@ -173,9 +168,6 @@ def index_fill_(x, dim, index, value):
 # index_reduce: prod, mean, amax or amin of the source rows into self's.
 
 
-_INDEX_REDUCE = {"prod": "prod", "mean": "sum", "amax": "max", "amin": "min"}
-
-
 def _check_index_reduce(x, d, index, source):
   what = "index_reduce_()"
   if index.dim() > 1:
@@ -209,22 +201,9 @@ def _check_index_reduce(x, d, index, source):
         f"source.shape = {list(source.shape)}")
 
 
-def _floor_divide_by_positive(a, b):
-  """a // b for integers when b > 0 (XLA's divide truncates)."""
-  q = _ir.binary("divide", a, b)
-  zero = literal(0, a.dtype, a.dims, a.device)
-  r = _ir.binary("remainder", a, b)  # has a's sign
-  one = literal(1, a.dtype, a.dims, a.device)
-  return _ir.select(_ir.compare(r, zero, "LT"), _ir.binary("subtract", q, one),
-                    q)
-
-
-def _index_reduce_value(x, dim, index, source, reduce, include_self):
-  """XLA scatter here only adds or replaces, so each row of self reduces
-  the source rows whose index hits it through a dense [size, n] match:
-  O(size * n) work per element of the other dims (XLA can fuse the
-  broadcasts into the reduce), so long index vectors are slow."""
-  if reduce not in _INDEX_REDUCE:
+def _index_reduce(x, dim, index, source, reduce, include_self, inplace):
+  """Eager's argument checks, then one call (ops/index_reduce_ops.h)."""
+  if reduce not in ("prod", "mean", "amax", "amin"):
     raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, "
                        f"mean, amax or amin but got {reduce}.")
   d = canonical_dim(dim, x.dim())
@@ -236,65 +215,20 @@ def _index_reduce_value(x, dim, index, source, reduce, include_self):
               "div_floor_cpu" if reduce == "mean" else None)
     if kernel:
       raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
-  device = x.device.index
-  shape = list(x.shape) or [1]
-  # 0/1 bytes: prod and amin are `and`, amax is `or`.
-  code = _ir.S8 if x.dtype == torch.bool else code_of(x.dtype)
-  base = _ir.convert(_ir.reshape(xt_of(x), shape), code)
-  n = index.numel()
-  size = shape[d]
-  idx = _ir.reshape(
-      index_value(index, device, (size, d, False, "index out of range in "
-                                  "self"), op="index_reduce"), [n])
-  hit = _ir.compare(_ir.iota(_ir.S64, [size, n], 0, device),
-                    _ir.broadcast_in_dim(idx, [size, n], [1]), "EQ")
-  # Source rows along a new dim d + 1, next to the self row they reduce to.
-  big = shape[:d] + [size, n] + shape[d + 1:]
-  rank = len(shape)
-  src = _ir.reshape(operand(source, device, "index_reduce_()"),
-                    shape[:d] + [n] + shape[d + 1:])
-  src = _ir.broadcast_in_dim(_ir.convert(src, code), big,
-                             [k if k < d else k + 1 for k in range(rank)])
-  kind = _INDEX_REDUCE[reduce]
-  if kind in ("sum", "prod"):
-    identity = 0 if kind == "sum" else 1
-  elif code in _ir.FLOAT_CODES:
-    identity = -math.inf if kind == "max" else math.inf
-  else:
-    info = torch.iinfo(torch.int8 if code == _ir.S8 else x.dtype)
-    identity = info.min if kind == "max" else info.max
-  values = _ir.select(_ir.broadcast_in_dim(hit, big, [d, d + 1]), src,
-                      literal(identity, code, big, device))
-  if include_self:  # self is one more contribution
-    values = _ir.concatenate(
-        [values, _ir.reshape(base, shape[:d] + [size, 1] + shape[d + 1:])],
-        d + 1)
-  if kind in ("max", "min"):
-    out = reduce_extreme(values, [d + 1], kind)  # NaN wins, as in eager
-  else:
-    out = _ir.reduce(values, [d + 1], kind)
-  count = _ir.reduce(_ir.convert(hit, _ir.S64), [1], "sum")
-  if include_self:
-    count = _ir.binary("add", count, literal(1, _ir.S64, [size], device))
-  count = _ir.broadcast_in_dim(count, shape, [d])
-  reached = _ir.compare(count, literal(0, _ir.S64, shape, device), "GT")
-  if reduce == "mean":
-    count = _ir.convert(
-        _ir.select(reached, count, literal(1, _ir.S64, shape, device)), code)
-    if code in _ir.FLOAT_CODES:
-      out = _ir.binary("divide", out, count)
-    else:  # eager floors integer means
-      out = _floor_divide_by_positive(out, count)
-  out = _ir.select(reached, out, base)  # rows no index reaches keep self
-  if x.dtype == torch.bool:
-    out = _ir.compare(out, literal(0, code, shape, device), "NE")
-  return _ir.reshape(out, list(x.shape))
+  check_same_device("index_reduce_()", source)
+  size = (list(x.shape) or [1])[d]
+  index, check = index_and_check(
+      index, x.device.index, (size, d, False, "index out of range in self"),
+      op="index_reduce")
+  return _XLAC._index_reduce(x, d, index, source, reduce, include_self,
+                             inplace, check)
 
 
 @op(aten.index_reduce.default)
 def index_reduce(x, dim, index, source, reduce, *, include_self=True):
-  return wrap(
-      _index_reduce_value(x, dim, index, source, reduce, include_self))
+  return _index_reduce(x, dim, index, source, reduce, include_self, False)
 
 
-index_reduce_ = op(aten.index_reduce_.default)(inplace_rule(index_reduce))
+@op(aten.index_reduce_.default)
+def index_reduce_(x, dim, index, source, reduce, *, include_self=True):
+  return _index_reduce(x, dim, index, source, reduce, include_self, True)

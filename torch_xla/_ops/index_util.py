@@ -12,7 +12,6 @@ import warnings
 import torch
 
 from torch_xla import _XLAC, _ir
-from torch_xla._ops._common import check_same_device, code_of, scalar
 from torch_xla._tensor import XlaTensor, xt_of
 
 
@@ -175,14 +174,6 @@ def check_bounds(lo, hi, values, size, dim, negative_ok, message,
   prefix = message or ""
   raise error(f"{prefix}index {bad} is out of bounds for dimension "
               f"{dim} with size {size}")
-
-
-def operand(t, device, what):
-  """A tensor operand as a handle (a cpu scalar becomes a parameter)."""
-  check_same_device(what, t)
-  if isinstance(t, XlaTensor):
-    return xt_of(t)
-  return scalar(t.item(), code_of(t.dtype), device)
 
 
 def check_index_dtype(t, what):

@@ -17,6 +17,7 @@
 
 #include "pybind11/stl.h"
 #include "torch_xla/csrc/ops/index_ops.h"
+#include "torch_xla/csrc/ops/index_reduce_ops.h"
 #include "torch_xla/csrc/ops/scatter_ops.h"
 #include "torch_xla/csrc/python/bindings.h"
 #include "torch_xla/csrc/python/device_checks.h"
@@ -327,6 +328,23 @@ void InitIndexAlongDimBindings(py::module_& m) {
       "aten.index_fill(_) (ops/scatter_ops.h); value a number, a cpu 0-d "
       "tensor (eager's overflow error when x's dtype cannot hold it) or an "
       "'xla' 0-d tensor.");
+  m.def(
+      "_index_reduce",
+      [](py::handle x, int64_t dim, py::handle index, py::handle source,
+         const std::string& reduce, bool include_self, bool inplace,
+         py::handle check) {
+        Operand in = Read(x);
+        Value idx = CheckedIndex(index, check);
+        Value src = OperandValue(source, in.value.shape().dtype);
+        return Done(ValueOrThrow(ops::IndexReduce(in.value, dim, idx, src,
+                                                  reduce, include_self)),
+                    in, x, inplace, "index_reduce_");
+      },
+      py::arg("x"), py::arg("dim"), py::arg("index"), py::arg("source"),
+      py::arg("reduce"), py::arg("include_self"), py::arg("inplace"),
+      py::arg("check"),
+      "aten.index_reduce(_) along the canonical `dim` (ops/"
+      "index_reduce_ops.h).");
 }
 
 }  // namespace
