@@ -144,7 +144,8 @@ def test_op_crosses_into_cpp_once(name):
 
 def test_single_input_results_are_new_tensors():
   # The builders return their input's value unchanged here; the binding
-  # clones it, so writing the result leaves the input alone.
+  # clones it (a new tensor holding the same device data, as _clone makes),
+  # never a graph reading the input, and writing it leaves the input alone.
   x = torch.randn(3, 4)
   for fn in (lambda t: torch.cat([t]), lambda t: torch.cat([t, t.new_empty(0)]),
              lambda t: t.flip([]), lambda t: t.roll(4, 1),
@@ -152,6 +153,7 @@ def test_single_input_results_are_new_tensors():
     xla = _host(x)
     out = fn(xla)
     assert out._xt.id != xla._xt.id
+    assert out._xt.state == xla._xt.state == "device data"
     out.add_(1)
     torch.testing.assert_close(xla.cpu(), x)
     torch.testing.assert_close(out.cpu(), fn(x) + 1)
