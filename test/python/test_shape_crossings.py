@@ -242,3 +242,14 @@ def test_a_cpu_tensor_to_xla_is_one_call_per_aten_op(shape):
   out, names = _crossings(lambda: cpu.to(DEV))
   assert names == ["_full", "_from_host", "_copy_"], names
   torch.testing.assert_close(out.cpu(), cpu)
+
+
+def test_op_wrapped_is_op_then_wrap_in_one_call():
+  # For a rule whose result is one IR node (prototypes on torch_xla/_ir.py).
+  from torch_xla import _ir
+  x = _host(torch.randn(3, 4))
+  out, names = _crossings(
+      lambda: _XLAC._op_wrapped(_ir.K["reverse"], [x], {"dims": [1]}))
+  assert names == ["_op_wrapped"]
+  assert type(out) is type(x) and out.device == x.device
+  torch.testing.assert_close(out.cpu(), x.cpu().flip(1))
