@@ -8,9 +8,10 @@ parameters: changing them between steps does not recompile (only 0 and 1
 change the graph, because eager ignores `self` when beta is 0 and skips the
 multiplications when a factor is 1).
 
-The product itself is built in C++ (torch_xla/csrc/ops/linalg_ops.h), by
-the same builder the C++ fast rules of mm/bmm call: this module checks
-eager's errors and composes beta/alpha around it.
+Each op is one _XLAC call into C++ (torch_xla/csrc/ops/linalg_ops.h: the
+product, by the builder the C++ fast rules of mm/bmm call, and AddProduct
+for the addmm family's beta * self + alpha * product): this module checks
+eager's errors and normalizes the factors.
 
 matmul, linear and outer are CompositeImplicit in PyTorch: they reach the
 registry already decomposed into the ops here (plus views and mul), e.g.
@@ -19,31 +20,19 @@ F.linear on a 3-d input is view + addmm (or mm) + view.
 
 import torch
 
-from torch_xla import _XLAC, _dtypes, _ir
-from torch_xla._ops._common import check_same_device, code_of, scalar
-from torch_xla._ops.reductions import acc_code
+from torch_xla import _XLAC, _dtypes
+from torch_xla._ops._common import check_same_device
 from torch_xla._ops.registry import aten, op
-from torch_xla._tensor import commit, wrap, xt_of
-
-def dot(a, b, lhs_contract, rhs_contract, lhs_batch=(), rhs_batch=(),
-        accumulate=False):
-  """dot_general of two tensors or handles of one dtype, with eager's
-  accumulation (C++: ops/linalg_ops.h, shared with the fast rules).
-
-  Returns a handle of the product in the operands' dtype, or, with
-  `accumulate`, in the accumulation dtype (f32 for bf16/f16) so callers can
-  add to it (bias, beta * self) before rounding once.
-  """
-  return _XLAC._dot(a, b, list(lhs_contract), list(rhs_contract),
-                    list(lhs_batch), list(rhs_batch), accumulate)
-
-
-def accumulation_code(code: int) -> int:
-  """The dtype `dot(..., accumulate=True)` returns for operands of `code`."""
-  return acc_code(code)
-
 
 _name = _dtypes.scalar_type_name
+
+
+def dot(a, b, lhs_contract, rhs_contract):
+  """dot_general of two 'xla' tensors of one dtype, with eager's
+  accumulation (C++: ops/linalg_ops.h, shared with the fast rules): one
+  _XLAC call, returning the product in the operands' dtype."""
+  return _XLAC._dot(a, b, list(lhs_contract), list(rhs_contract), [], [],
+                    False)
 
 
 def _check_dtypes(name, a, b, message=None):
@@ -124,7 +113,7 @@ def dot_(a, b):
   _check_dtypes("dot", a, b,
                 f"dot : expected both vectors to have same dtype, but found "
                 f"{_name(a.dtype)} and {_name(b.dtype)}")
-  return wrap(dot(a, b, [0], [0]))
+  return dot(a, b, [0], [0])
 
 
 def _check_mv(a, v):
@@ -142,33 +131,32 @@ def _check_mv(a, v):
 def mv(a, v):
   check_same_device("mv", a, v)
   _check_mv(a, v)
-  return wrap(dot(a, v, [1], [0]))
+  return dot(a, v, [1], [0])
 
 
-def _scale_and_add(name, self, product, beta, alpha, out_dims):
-  """beta * self + alpha * product, like eager's addmm family.
+def _add_product(name, self, a, b, dims, beta, alpha, out_dims,
+                 inplace=False):
+  """beta * self + alpha * (a . b), like eager's addmm family: one _XLAC
+  call (ops/linalg_ops.h AddProduct), the product accumulated in f32 for
+  bf16/f16 and rounded once to self's dtype. beta == 0 ignores self
+  entirely (NaNs in it do not leak); a factor of 1 is no multiply; other
+  factors are scalar parameters (a new value never recompiles). `dims` are
+  the dot's (lhs_contract, rhs_contract, lhs_batch, rhs_batch)."""
+  with_self = beta != 0
+  if with_self:
+    _check_expand(name, list(self.shape), out_dims)
+  return _XLAC._add_product(self, a, b, *dims,
+                            None if beta == 1 else beta,
+                            None if alpha == 1 else alpha, with_self,
+                            inplace, name if inplace else "")
 
-  `product` is a handle in the accumulation dtype; self broadcasts to
-  `out_dims`. beta == 0 ignores self entirely (NaNs in it do not leak).
-  """
-  code = code_of(self.dtype)
-  acc = product.dtype
-  device = self.device.index
-  if alpha != 1:
-    product = _ir.binary("multiply", product,
-                         _ir.broadcast_to(scalar(alpha, acc, device),
-                                          out_dims))
-  if beta == 0:
-    return _ir.convert(product, code)
-  try:
-    s = _ir.broadcast_to(_ir.convert(xt_of(self), acc), out_dims)
-  except RuntimeError:
-    raise RuntimeError(f"{name}: {_expand_error(list(self.shape), out_dims)}"
-                      ) from None
-  if beta != 1:
-    s = _ir.binary("multiply", s,
-                   _ir.broadcast_to(scalar(beta, acc, device), out_dims))
-  return _ir.convert(_ir.binary("add", s, product), code)
+
+def _check_expand(name, shape, target):
+  """Eager's error when `shape` does not broadcast to `target`."""
+  lead = len(target) - len(shape)
+  if lead < 0 or any(n != 1 and n != target[lead + i]
+                     for i, n in enumerate(shape)):
+    raise RuntimeError(f"{name}: {_expand_error(shape, target)}")
 
 
 def _expand_error(shape, target):
@@ -184,7 +172,7 @@ def _expand_error(shape, target):
           f"equal to the number of dimensions in the tensor ({len(shape)})")
 
 
-def _addmm_value(self, a, b, beta, alpha):
+def _addmm(self, a, b, beta, alpha, inplace):
   check_same_device("addmm", self, a, b)
   _check_matrix(a, "mat1")
   _check_matrix(b, "mat2")
@@ -194,24 +182,19 @@ def _addmm_value(self, a, b, beta, alpha):
     raise RuntimeError(
         f"self and mat2 must have the same dtype, but got "
         f"{_name(self.dtype)} and {_name(a.dtype)}")
-  product = dot(a, b, [1], [0], accumulate=True)
-  return _scale_and_add("addmm", self, product, beta, alpha,
-                        [a.shape[0], b.shape[1]])
+  return _add_product("addmm_" if inplace else "addmm", self, a, b,
+                      ([1], [0], [], []), beta, alpha,
+                      [a.shape[0], b.shape[1]], inplace)
 
 
 @op(aten.addmm.default)
 def addmm(self, a, b, beta=1, alpha=1):
-  return wrap(_addmm_value(self, a, b, beta, alpha))
+  return _addmm(self, a, b, beta, alpha, False)
 
 
 @op(aten.addmm_.default)
 def addmm_(self, a, b, beta=1, alpha=1):
-  value = _addmm_value(self, a, b, beta, alpha)
-  if value.dims != list(self.shape):
-    raise RuntimeError(
-        f"addmm_: output with shape {list(self.shape)} doesn't match the "
-        f"broadcast shape {value.dims}")
-  return commit(self, value)
+  return _addmm(self, a, b, beta, alpha, True)
 
 
 @op(aten.baddbmm.default)
@@ -219,9 +202,8 @@ def baddbmm(self, a, b, beta=1, alpha=1):
   check_same_device("baddbmm", self, a, b)
   _check_bmm(a, b)
   _check_dtypes("baddbmm", a, b)
-  product = dot(a, b, [2], [1], [0], [0], accumulate=True)
-  return wrap(_scale_and_add("baddbmm", self, product, beta, alpha,
-                             [a.shape[0], a.shape[1], b.shape[2]]))
+  return _add_product("baddbmm", self, a, b, ([2], [1], [0], [0]), beta,
+                      alpha, [a.shape[0], a.shape[1], b.shape[2]])
 
 
 @op(aten.addbmm.default)
@@ -231,15 +213,13 @@ def addbmm(self, a, b, beta=1, alpha=1):
   check_same_device("addbmm", self, a, b)
   _check_bmm(a, b, "addbmm")
   _check_dtypes("addbmm", a, b)
-  product = dot(a, b, [0, 2], [0, 1], accumulate=True)
-  return wrap(_scale_and_add("addbmm", self, product, beta, alpha,
-                             [a.shape[1], b.shape[2]]))
+  return _add_product("addbmm", self, a, b, ([0, 2], [0, 1], [], []), beta,
+                      alpha, [a.shape[1], b.shape[2]])
 
 
 @op(aten.addmv.default)
 def addmv(self, a, v, beta=1, alpha=1):
   check_same_device("addmv", self, a, v)
   _check_mv(a, v)
-  product = dot(a, v, [1], [0], accumulate=True)
-  return wrap(_scale_and_add("addmv", self, product, beta, alpha,
-                             [a.shape[0]]))
+  return _add_product("addmv", self, a, v, ([1], [0], [], []), beta, alpha,
+                      [a.shape[0]])

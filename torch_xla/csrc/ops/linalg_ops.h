@@ -32,6 +32,17 @@ absl::StatusOr<Value> Mm(Value a, Value b);
 // aten.bmm: [b, m, k] x [b, k, n].
 absl::StatusOr<Value> Bmm(Value a, Value b);
 
+// The addmm family (addmm, baddbmm, addbmm, addmv): beta * self + alpha *
+// (a . b), with the product accumulated in OpMathType(a's dtype) and the
+// sum rounded once to `dtype` (self's). `beta` and `alpha` are scalar
+// values in that accumulation dtype, or empty for a factor of 1 (no
+// multiply); an empty `self` (eager's beta == 0) leaves self out entirely,
+// so NaNs in it do not leak. self broadcasts to the product's shape (the
+// caller checks eager's expand error first).
+absl::StatusOr<Value> AddProduct(Value self, Value a, Value b,
+                                 const DotDims& dims, Value beta, Value alpha,
+                                 DType dtype);
+
 }  // namespace torch_xla::ops
 
 #endif  // TORCH_XLA_CSRC_OPS_LINALG_OPS_H_

@@ -122,14 +122,46 @@ void InitLinalgBindings(py::module_& m) {
                           std::move(lhs_batch), std::move(rhs_batch)};
         Value out = ValueOrThrow(
             ops::Dot(ValueOf(ta), ValueOf(ToXlaTensor(b)), dims, accumulate));
-        return XlaTensor::FromIr(std::move(out), ta->device());
+        return Wrapped(std::move(out), ta->device());
       },
       py::arg("a"), py::arg("b"), py::arg("lhs_contract"),
       py::arg("rhs_contract"), py::arg("lhs_batch") = std::vector<int64_t>(),
       py::arg("rhs_batch") = std::vector<int64_t>(),
       py::arg("accumulate") = false,
-      "One dot_general with eager's accumulation (ops/linalg_ops.h); "
-      "returns a handle, in the accumulation dtype with `accumulate`.");
+      "One dot_general with eager's accumulation (ops/linalg_ops.h; dot, "
+      "mv); returns an 'xla' tensor, in the accumulation dtype with "
+      "`accumulate`.");
+  m.def(
+      "_add_product",
+      [](py::handle self, py::handle a, py::handle b,
+         std::vector<int64_t> lhs_contract, std::vector<int64_t> rhs_contract,
+         std::vector<int64_t> lhs_batch, std::vector<int64_t> rhs_batch,
+         py::handle beta, py::handle alpha, bool with_self, bool inplace,
+         const std::string& name) {
+        XlaTensorPtr ta = ToXlaTensor(a);
+        Value va = ValueOf(ta);
+        const DType acc = ops::OpMathType(va.shape().dtype);
+        ops::DotDims dims{std::move(lhs_contract), std::move(rhs_contract),
+                          std::move(lhs_batch), std::move(rhs_batch)};
+        Value vb = ValueOf(ToXlaTensor(b));
+        XlaTensorPtr ts = ToXlaTensor(self);
+        Value vs = with_self ? ValueOf(ts) : Value();
+        Value scale_self = beta.is_none() ? Value() : OperandValue(beta, acc);
+        Value scale = alpha.is_none() ? Value() : OperandValue(alpha, acc);
+        return Finish(ValueOrThrow(ops::AddProduct(
+                          std::move(vs), std::move(va), std::move(vb), dims,
+                          std::move(scale_self), std::move(scale),
+                          ts->shape().dtype)),
+                      inplace ? self : a, inplace, name);
+      },
+      py::arg("self"), py::arg("a"), py::arg("b"), py::arg("lhs_contract"),
+      py::arg("rhs_contract"), py::arg("lhs_batch"), py::arg("rhs_batch"),
+      py::arg("beta"), py::arg("alpha"), py::arg("with_self"),
+      py::arg("inplace"), py::arg("name"),
+      "The addmm family (ops/linalg_ops.h AddProduct): beta * self + alpha * "
+      "(a . b) in self's dtype; beta/alpha numbers, None for 1; without "
+      "`with_self` (beta == 0) self gives only the dtype. A new 'xla' "
+      "tensor, or self updated with `inplace`.");
 }
 
 void InitElementwiseOpBindings(py::module_& m) {
