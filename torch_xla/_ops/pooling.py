@@ -1,9 +1,9 @@
 """Pooling (2-d and 3-d; 1-d comes here through PyTorch's decomposition):
 max (with indices), average, adaptive average and max; the backwards.
 
-Each rule checks eager's arguments here (shapes only, eager's error classes
-and texts), works out the window geometry (kernel, stride, padding, the
-extra high padding ceil_mode's last window needs, dilation) and makes one
+Each rule checks eager's arguments (shapes only, eager's error classes and
+texts; the window geometry in pool_geometry.py: kernel, stride, padding,
+the extra high padding ceil_mode's last window needs, dilation) and makes one
 call into its C++ builder (torch_xla/csrc/ops/pooling_ops.h, through
 _XLAC._max_pool, _avg_pool, _adaptive_avg_pool, _adaptive_max_pool and
 their backwards), which holds the semantics as IR window ops:
@@ -27,6 +27,7 @@ import torch
 
 from torch_xla import _XLAC, _dtypes
 from torch_xla._ops._common import check_same_device
+from torch_xla._ops.pool_geometry import Geometry
 from torch_xla._ops.registry import aten, op
 
 _COUNT_WORDS = {2: "two", 3: "three"}
@@ -44,87 +45,6 @@ def _tuple(value, name, n, default=None):
   return value
 
 
-def _output_size(size, k, s, p, d, ceil_mode):
-  """Eager's pooling_output_shape."""
-  numerator = size + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)
-  out = numerator // s + 1
-  if ceil_mode and (out - 1) * s >= size + p:
-    out -= 1
-  return out
-
-
-class _Geometry:
-  """Window geometry of one pooling call over the last `nsp` dims."""
-
-  def __init__(self, name, x, kernel_size, stride, padding, dilation,
-               ceil_mode, nsp=2):
-    if x.dim() not in (nsp + 1, nsp + 2):
-      raise RuntimeError(
-          f"non-empty {nsp + 1}D or {nsp + 2}D (batch mode) tensor expected "
-          f"for input")
-    if any(s == 0 for s in x.shape[-nsp - 1:]):
-      raise RuntimeError(
-          f"Expected {nsp + 1}D or {nsp + 2}D (batch mode) tensor with "
-          f"optional 0 dim batch size for input, but got:{list(x.shape)}")
-    self.nsp = nsp
-    self.lead = x.dim() - nsp
-    self.kernel = _tuple(kernel_size, "kernel_size", nsp)
-    self.stride = _tuple(stride, "stride", nsp, self.kernel)
-    self.padding = _tuple(padding, "padding", nsp)
-    self.dilation = _tuple(dilation, "dilation", nsp)
-    if any(k <= 0 for k in self.kernel):
-      raise RuntimeError(f"{name}: kernel size should be greater than zero, "
-                         f"but got {self.kernel}")
-    if any(s <= 0 for s in self.stride):
-      raise RuntimeError(f"{name}: stride should be greater than zero, but "
-                         f"got {self.stride}")
-    if any(d <= 0 for d in self.dilation):
-      raise RuntimeError(f"{name}: dilation should be greater than zero, "
-                         f"but got {self.dilation}")
-    for k, p, d in zip(self.kernel, self.padding, self.dilation):
-      if p < 0 or p > (d * (k - 1) + 1) // 2:
-        raise RuntimeError(
-            f"pad should be at most half of effective kernel size, but got "
-            f"pad={p}, kernel_size={k} and dilation={d}")
-    self.input = list(x.shape[-nsp:])
-    self.out = [
-        _output_size(self.input[i], self.kernel[i], self.stride[i],
-                     self.padding[i], self.dilation[i], ceil_mode)
-        for i in range(nsp)
-    ]
-    if any(o <= 0 for o in self.out):
-      raise RuntimeError(
-          f"Given input size: ({'x'.join(map(str, x.shape[-nsp - 1:]))}). "
-          f"Calculated output size: ({x.shape[-nsp - 1]}x"
-          f"{'x'.join(map(str, self.out))}). Output size is too small")
-    # Padded extent the windows reach (ceil_mode may reach past padding).
-    reach = [(self.out[i] - 1) * self.stride[i] +
-             self.dilation[i] * (self.kernel[i] - 1) + 1 for i in range(nsp)]
-    self.pad_hi = [max(self.padding[i],
-                       reach[i] - self.input[i] - self.padding[i])
-                   for i in range(nsp)]
-
-  def args(self):
-    """The window as the pooling bindings take it: kernel, stride, pad_lo,
-    pad_hi, dilation (one entry per spatial dim)."""
-    return (self.kernel, self.stride, self.padding, self.pad_hi,
-            self.dilation)
-
-  def check_pooled(self, t, x):
-    """Eager's check that `t` (a gradient or indices) has x's rank and the
-    pooled channel and spatial sizes."""
-    ndim = x.dim()
-    expected = [x.shape[-self.nsp - 1]] + self.out
-    for i, size in enumerate(expected):
-      d = ndim - self.nsp - 1 + i
-      got = t.shape[d] if t.dim() > d else None
-      if t.dim() != ndim or got != size:
-        raise RuntimeError(
-            f"Expected a tensor of dimension {ndim} and tensor.size[{d}] == "
-            f"{size} but got: dimension {t.dim()} and tensor.size[{d}] = "
-            f"{got}")
-
-
 def _check_not_bool(name, x):
   if x.dtype == torch.bool:
     raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
@@ -132,9 +52,9 @@ def _check_not_bool(name, x):
 
 def _max_pool(name, x, kernel_size, stride, padding, dilation, ceil_mode,
               nsp):
+  geo = Geometry("max", x, kernel_size, stride, padding, dilation, ceil_mode,
+                 nsp)
   _check_not_bool(name, x)
-  geo = _Geometry(name, x, kernel_size, stride, padding, dilation, ceil_mode,
-                  nsp)
   return _XLAC._max_pool(x, *geo.args())
 
 
@@ -167,10 +87,19 @@ def _check_indices(name, grad, x, indices, nsp):
 
 def _max_pool_backward(name, grad, x, kernel_size, stride, padding, dilation,
                        ceil_mode, indices, nsp):
-  geo = _Geometry(name, x, kernel_size, stride, padding, dilation, ceil_mode,
-                  nsp)
-  geo.check_pooled(grad, x)
-  geo.check_pooled(indices, x)
+  if nsp == 3:  # eager takes the output sizes from grad
+    geo = Geometry("max", x, kernel_size, stride, padding, dilation,
+                   ceil_mode, nsp, grad=grad)
+    geo.check_pooled(grad, x, dims=[-4])
+    geo.check_pooled(indices, x)
+  else:
+    geo = Geometry("max", x, kernel_size, stride, padding, dilation,
+                   ceil_mode, nsp)
+    geo.check_pooled(grad, x)
+    geo.check_pooled(indices, x)
+    if x.dim() == 4:
+      geo.check_pooled(grad, x, dims=[-4])
+      geo.check_pooled(indices, x, dims=[-4])
   _check_indices(name, grad, x, indices, nsp)
   return _XLAC._max_pool_backward(grad, x, indices, *geo.args())
 
@@ -191,16 +120,16 @@ def max_pool3d_with_indices_backward(grad, x, kernel_size, stride, padding,
                             ceil_mode, indices, 3)
 
 
-def _check_avg(name, x, divisor_override):
-  _check_not_bool(name, x)
+def _check_divisor(divisor_override):
   if divisor_override is not None and divisor_override == 0:
-    raise RuntimeError(f"{name}: divisor must be not zero")
+    raise RuntimeError("divisor must be not zero")
 
 
 def _avg_pool(name, x, kernel_size, stride, padding, ceil_mode,
               count_include_pad, divisor_override, nsp):
-  _check_avg(name, x, divisor_override)
-  geo = _Geometry(name, x, kernel_size, stride, padding, 1, ceil_mode, nsp)
+  _check_divisor(divisor_override)
+  geo = Geometry("avg", x, kernel_size, stride, padding, 1, ceil_mode, nsp)
+  _check_not_bool(name, x)
   return _XLAC._avg_pool(x, *geo.args()[:4], bool(count_include_pad),
                          divisor_override)
 
@@ -215,16 +144,18 @@ def avg_pool2d(x, kernel_size, stride=(), padding=0, ceil_mode=False,
 @op(aten.avg_pool3d.default)
 def avg_pool3d(x, kernel_size, stride=(), padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
-  return _avg_pool("avg_pool3d", x, kernel_size, stride, padding, ceil_mode,
-                   count_include_pad, divisor_override, 3)
+  return _avg_pool("avg_pool3d_out_frame", x, kernel_size, stride, padding,
+                   ceil_mode, count_include_pad, divisor_override, 3)
 
 
 def _avg_pool_backward(name, grad, x, kernel_size, stride, padding,
                        ceil_mode, count_include_pad, divisor_override, nsp):
   check_same_device(name, grad, x)
-  _check_avg(name, x, divisor_override)
-  geo = _Geometry(name, x, kernel_size, stride, padding, 1, ceil_mode, nsp)
+  _check_divisor(divisor_override)
+  geo = Geometry("avg", x, kernel_size, stride, padding, 1, ceil_mode, nsp,
+                 backward=True)
   geo.check_pooled(grad, x)
+  _check_not_bool(name, x)
   return _XLAC._avg_pool_backward(grad, x, *geo.args()[:4],
                                   bool(count_include_pad), divisor_override)
 

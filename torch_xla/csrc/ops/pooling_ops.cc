@@ -344,11 +344,19 @@ absl::StatusOr<Value> MaxPoolBackward(Value grad, Value x, Value indices,
   const size_t lead = x.shape().dims.size() - nsp;
   const Dims pooled =
       Concat(Leading(x, nsp), PooledSizes(Spatial(x, nsp), w));
-  const bool dilated = std::any_of(w.dilation.begin(), w.dilation.end(),
-                                   [](int64_t d) { return d != 1; });
+  auto any = [](const Dims& v, bool (*f)(int64_t)) {
+    return std::any_of(v.begin(), v.end(), f);
+  };
+  // select_and_scatter recomputes the windows: only undilated ones with
+  // padding it can express (eager's 3-d backward takes any geometry, with
+  // its indices).
+  const bool windowed =
+      !any(w.dilation, [](int64_t d) { return d != 1; }) &&
+      !any(w.pad_lo, [](int64_t p) { return p < 0; }) &&
+      !any(w.pad_hi, [](int64_t p) { return p < 0; });
   if (Product(x.shape().dims) == 0) return Zeros(grad.shape().dtype,
                                                  x.shape().dims);
-  if (dilated || grad.shape().dims != indices.shape().dims ||
+  if (!windowed || grad.shape().dims != indices.shape().dims ||
       grad.shape().dtype != x.shape().dtype || grad.shape().dims != pooled) {
     return ScatterToIndices(std::move(grad), std::move(x), std::move(indices),
                             static_cast<int64_t>(nsp));
