@@ -1,15 +1,18 @@
-"""Random draws, order statistics (and histc, pdist, heaviside) cross from
+"""Random draws, order statistics, histc, pdist and heaviside cross from
 Python into C++ once per op: the rule checks eager's arguments, draws the
 seed (a Python int from PyTorch's CPU generator, no C++ call) and makes ONE
 _XLAC call into the op's builder (torch_xla/csrc/ops/random_ops.h,
-order_ops.h; python/sampling_bindings.cc) that returns the 'xla' tensor(s)
-or updates the target in place. A rule that went back to composing IR in
+order_ops.h, histogram_ops.h, distance_ops.h, select_ops.h's Heaviside;
+python/sampling_bindings.cc) that returns the 'xla' tensor(s) or updates
+the target in place; device-side value checks (multinomial's weights,
+bernoulli's p, histc's data range) are registered inside that call. A rule that went back to composing IR in
 Python (one _XLAC call per node) fails here. Crossings are counted with
 sys.setprofile, as calls of _XLAC functions while the op runs; forward
 and backward rules are counted separately.
 
 Values are compared with eager in test/python/ops (test_random.py,
-test_reductions.py, test_order_stats.py)."""
+test_reductions.py, test_order_stats.py, test_counting_ops.py,
+test_core_aten.py)."""
 
 import sys
 
@@ -51,6 +54,8 @@ def _cases():
   grad = torch.randn(8, 16).to(DEV)
   mask = (torch.rand(8, 16) > 0.5).to(DEV)
   probs = (torch.rand(4, 6) + 0.1).to(DEV)
+  half = (torch.rand(8, 16) / 2).to(DEV)
+  pair_grad, pair_dist = torch.randn(28).to(DEV), torch.rand(28).to(DEV)
   g = torch.Generator().manual_seed(3)
   return {
       "rand": lambda: torch.rand(4, 5, device=DEV),
@@ -82,30 +87,24 @@ def _cases():
       "kthvalue": lambda: aten.kthvalue(x, 2, 1),
       "median.dim": lambda: aten.median.dim(x, 0, True),
       "median": lambda: aten.median(x),
+      # Device-side value checks are registered by the op's own call
+      # (python/device_checks.h).
+      "multinomial": lambda: torch.multinomial(probs, 2),
+      "multinomial_replacement": lambda: torch.multinomial(probs, 3, True),
+      "bernoulli_tensor_p": lambda: aten.bernoulli_(x, half),
+      "bernoulli": lambda: aten.bernoulli(half),
+      "histc": lambda: aten.histc(x, 7, -1.0, 1.0),
+      "histc_data_range": lambda: aten.histc(x, 5),
+      "histc_ints": lambda: aten.histc(ints, 4, 0, 3),
+      "pdist": lambda: aten._pdist_forward(x, 2.0),
+      "pdist_backward": lambda: aten._pdist_backward(pair_grad, x, 3.0,
+                                                    pair_dist),
+      "heaviside": lambda: aten.heaviside(x, grad),
+      "heaviside_": lambda: aten.heaviside_(x.clone(), half),
   }
 
 
 NAMES = sorted(_cases())
-
-# Ops whose values need device-side checks (torch_xla/_device_checks.py):
-# the op's call returns the checks' predicates, registered one call each.
-_CHECKED = {
-    "multinomial": ["_multinomial"] + ["_add_device_check"] * 2,
-    "multinomial_replacement": ["_multinomial"] + ["_add_device_check"] * 3,
-    "bernoulli_tensor_p": ["_outside_unit_interval", "_add_device_check",
-                           "_bernoulli"],
-}
-
-
-def _checked_cases():
-  probs = (torch.rand(4, 6) + 0.1).to(DEV)
-  x = torch.randn(4, 6).to(DEV)
-  return {
-      "multinomial": lambda: torch.multinomial(probs, 2),
-      "multinomial_replacement": lambda: torch.multinomial(probs, 3, True),
-      "bernoulli_tensor_p": lambda: aten.bernoulli_(x, probs / 2),
-  }
-
 
 @pytest.mark.parametrize("name", NAMES)
 def test_op_crosses_into_cpp_once(name):
@@ -113,12 +112,6 @@ def test_op_crosses_into_cpp_once(name):
   assert len(names) == 1, f"{name}: {len(names)} crossings: {names}"
   results = result if isinstance(result, tuple) else (result,)
   assert all(r.device.type == "xla" for r in results)
-
-
-@pytest.mark.parametrize("name", sorted(_CHECKED))
-def test_checked_op_crossings(name):
-  _, names = _crossings(_checked_cases()[name])
-  assert names == _CHECKED[name], f"{name}: {names}"
 
 
 def test_dropout_training_step_crossings():

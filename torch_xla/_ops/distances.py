@@ -1,11 +1,13 @@
 """Pairwise distances: cdist and pdist (aten._cdist_forward,
 aten._pdist_forward) and their backwards.
 
-Both are the p-norm of the difference of every pair of rows, computed from
-the broadcast difference [..., P, R, M] (not eager's matrix-product form of
-the Euclidean case, which cancels badly when rows are close: this one is
-exact up to the norm's rounding). pdist keeps the pairs i < j of its single
-input's cdist, in row-major order, with one gather. The backwards are the
+Both are the p-norm of the difference of every pair of rows (not eager's
+matrix-product form of the Euclidean case, which cancels badly when rows
+are close: this one is exact up to the norm's rounding). cdist computes the
+broadcast difference [..., P, R, M] here. pdist, the pairs i < j of its
+single input in row-major order, and its backward are one call each into
+their C++ builders (torch_xla/csrc/ops/distance_ops.h), which gather each
+pair's two rows (O(pairs * M), not a full cdist). The backwards are the
 p-norm's gradient with eager's conventions (0 where a distance is 0).
 """
 
@@ -13,6 +15,7 @@ import math
 
 import torch
 
+from torch_xla import _XLAC
 from torch_xla._dtypes import scalar_type_name
 from torch_xla._ops.registry import aten, op
 
@@ -81,13 +84,6 @@ def cdist_backward(grad, x1, x2, p, cdist):
   return (grad.unsqueeze(-1) * term).sum(-2).sum_to_size(x1.shape)
 
 
-def _upper_pairs(n, device):
-  """Flat indices i * n + j of the pairs i < j, row-major (a host constant
-  of the shape only)."""
-  rows, cols = torch.triu_indices(n, n, 1)
-  return (rows * n + cols).to(device)
-
-
 @op(aten._pdist_forward.default)
 def pdist_forward(x, p=2):
   if x.dim() != 2:
@@ -98,22 +94,11 @@ def pdist_forward(x, p=2):
         f"pdist only supports floating-point dtypes")
   if p < 0:
     raise RuntimeError("pdist only supports non-negative p values")
-  n = x.shape[0]
-  if n < 2:
-    return x.new_zeros([0])
-  full = _cdist(x, x, p).reshape(-1)
-  return full[_upper_pairs(n, x.device)]
+  return _XLAC._pdist(x, float(p))  # ops/distance_ops.h
 
 
 @op(aten._pdist_backward.default)
 def pdist_backward(grad, x, p, pdist):
-  """cdist's backward of x against itself, with the pair gradients spread
-  into a symmetric [n, n] matrix (each pair moves both its rows)."""
-  n = x.shape[0]
-  if n < 2:
-    return torch.zeros_like(x)
-  pairs = _upper_pairs(n, x.device)
-  full = x.new_zeros([n * n])
-  full = full.index_put((pairs,), grad).reshape(n, n)
-  dist = x.new_zeros([n * n]).index_put((pairs,), pdist).reshape(n, n)
-  return cdist_backward(full + full.t(), x, x, p, dist + dist.t())
+  """Each pair's norm gradient added to its first row and subtracted from
+  its second (ops/distance_ops.h)."""
+  return _XLAC._pdist_backward(grad, x, float(p), pdist)

@@ -370,9 +370,7 @@ def heaviside(x, values, _inplace=False):
     raise NotImplementedError(
         f"\"heaviside_cpu\" not implemented for "
         f"'{_dtypes.scalar_type_name(x.dtype)}'")
-  step = _XLAC._elementwise_op(_COMPARE, (x, 0), _CODES[x.dtype], "GT")
-  out = _XLAC._where(eq(x, 0), values, step, _CODES[x.dtype])
-  return _XLAC._commit_inplace(x, out) if _inplace else out
+  return _XLAC._heaviside(x, values, _inplace)  # ops/select_ops.h
 
 
 op(aten.heaviside_.default)(inplace_of(heaviside))

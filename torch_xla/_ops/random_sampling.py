@@ -24,7 +24,8 @@ def multinomial(probs, num_samples, replacement=False, generator=None):
   uniform point. Without: the num_samples largest of log(p) + Gumbel noise
   (the Gumbel top-k trick gives exactly sampling without replacement).
   Eager's value checks (a negative, infinite or NaN weight, an all-zero
-  row) are device-side checks with eager CPU's texts (_check_weights).
+  row) are device-side checks with eager CPU's texts, registered by the
+  binding (ops/random_ops.h MultinomialChecks).
   """
   if probs.dim() not in (1, 2):
     raise RuntimeError("prob_dist must be 1 or 2 dim")
@@ -40,30 +41,9 @@ def multinomial(probs, num_samples, replacement=False, generator=None):
   if n == 0:
     raise RuntimeError("aminmax(): cannot compute aminmax over an empty "
                        "dimension as the operation has no identity.")
-  index, checks = _XLAC._multinomial(probs, seed(generator,
-                                                 probs.device.index),
-                                     num_samples, replacement,
-                                     probs.numel() > 0)
-  if checks:
-    from torch_xla import _device_checks
-    for bad, message in checks:
-      _device_checks.add(bad, message, error=RuntimeError)
-  return index
-
-
-_BERNOULLI_P = ("Expected p_in >= 0 && p_in <= 1 to be true, but got "
-                "false.")
-
-
-def _check_probabilities(p):
-  """Eager's check that every probability of the float 'xla' tensor p is
-  in [0, 1] (NaN fails), device-side (its predicate is BCE's, one C++
-  builder: ops/loss_ops.h OutsideUnitInterval)."""
-  if p.numel() == 0 or xt_of(p).reads_placeholder:
-    return  # a traced body never runs by itself
-  from torch_xla import _device_checks
-  _device_checks.add(_XLAC._outside_unit_interval(p), _BERNOULLI_P,
-                     error=RuntimeError)
+  # One call: the builder and eager's device-side checks of the weights.
+  return _XLAC._multinomial(probs, seed(generator, probs.device.index),
+                            num_samples, replacement)
 
 
 def _bernoulli(x, p, generator, name, target):
@@ -73,12 +53,13 @@ def _bernoulli(x, p, generator, name, target):
   (f32 for a non-float x)."""
   code = code_of(x.dtype)
   compute = code if code in _ir.FLOAT_CODES else _ir.F32
+  check_p = False
   if isinstance(p, torch.Tensor):
     if p.device.type != "xla":
       p = p.to(x.device)
     if p.is_floating_point():
-      compute = code_of(p.dtype)
-      _check_probabilities(p)
+      # Eager's [0, 1] check, device-side, registered by the binding.
+      compute, check_p = code_of(p.dtype), True
     try:
       fits = torch.broadcast_shapes(p.shape, x.shape) == x.shape
     except RuntimeError:
@@ -94,7 +75,7 @@ def _bernoulli(x, p, generator, name, target):
     p = float(p)
   device = x.device.index
   return _XLAC._bernoulli(seed(generator, device), p, _compute_code(compute),
-                          target, list(x.shape), code, device)
+                          target, list(x.shape), code, device, check_p)
 
 
 @op(aten.bernoulli_.float)

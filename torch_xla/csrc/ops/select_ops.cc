@@ -39,4 +39,16 @@ absl::StatusOr<Value> Clamp(Value x, Value low, Value high, DType dtype) {
   return v;
 }
 
+absl::StatusOr<Value> Heaviside(Value x, Value values) {
+  TXLA_RETURN_IF_ERROR(BroadcastAll({&x, &values}));
+  const DType dtype = x.shape().dtype;
+  TXLA_ASSIGN_OR_RETURN(Value zero, LiteralLike(0, x));
+  TXLA_ASSIGN_OR_RETURN(Value positive, Compare(x, zero, "GT"));
+  TXLA_ASSIGN_OR_RETURN(Value step, MakeConvert(std::move(positive), dtype));
+  TXLA_ASSIGN_OR_RETURN(Value at_zero, Compare(std::move(x), std::move(zero),
+                                               "EQ"));
+  TXLA_ASSIGN_OR_RETURN(values, MakeConvert(std::move(values), dtype));
+  return Select(std::move(at_zero), std::move(values), std::move(step));
+}
+
 }  // namespace torch_xla::ops

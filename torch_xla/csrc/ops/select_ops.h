@@ -21,6 +21,11 @@ absl::StatusOr<Value> Where(Value cond, Value a, Value b, DType dtype);
 // null (no bound). NaN in x stays NaN.
 absl::StatusOr<Value> Clamp(Value x, Value low, Value high, DType dtype);
 
+// heaviside(x, values): 0 where x < 0 (and NaN), `values` where x == 0, 1
+// where x > 0; x and values (one dtype: the caller refuses two, as eager)
+// broadcast to one shape.
+absl::StatusOr<Value> Heaviside(Value x, Value values);
+
 }  // namespace torch_xla::ops
 
 #endif  // TORCH_XLA_CSRC_OPS_SELECT_OPS_H_

@@ -1,7 +1,9 @@
-// _XLAC bindings of the random and order-statistic builders
-// (ops/random_ops.h, ops/order_ops.h): the Python rules' single call per op
-// (torch_xla/_ops/random_ops.py, random_sampling.py, order_stats.py and
-// reductions.py's sort/topk). Each binding only converts arguments: the
+// _XLAC bindings of the random, order-statistic and counting builders
+// (ops/random_ops.h, order_ops.h, histogram_ops.h, distance_ops.h and
+// select_ops.h's Heaviside): the Python rules' single call per op
+// (torch_xla/_ops/random_ops.py, random_sampling.py, order_stats.py,
+// histogram.py, distances.py, reductions.py's sort/topk, elementwise.py's
+// heaviside). Each binding only converts arguments: the
 // seed (a Python int drawn from PyTorch's generator becomes a fresh u64
 // scalar parameter; a seed computed in a traced loop body comes as a C++
 // handle), user numbers as scalar parameters (python/scalar_leaves.h),
@@ -9,6 +11,9 @@
 // with a `target` updates that tensor in place (op_bindings.h's Finish).
 
 #include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,9 +22,15 @@
 #include "pybind11/stl.h"
 #include "torch_xla/csrc/ir/builder.h"
 #include "torch_xla/csrc/ir/value_builders.h"
+#include "torch_xla/csrc/ops/distance_ops.h"
+#include "torch_xla/csrc/ops/histogram_ops.h"
+#include "torch_xla/csrc/ops/loss_ops.h"
+#include "torch_xla/csrc/ops/opmath.h"
 #include "torch_xla/csrc/ops/order_ops.h"
 #include "torch_xla/csrc/ops/random_ops.h"
+#include "torch_xla/csrc/ops/select_ops.h"
 #include "torch_xla/csrc/python/bindings.h"
+#include "torch_xla/csrc/python/device_checks.h"
 #include "torch_xla/csrc/python/op_bindings.h"
 #include "torch_xla/csrc/python/scalar_leaves.h"
 #include "torch_xla/csrc/python/status_conversion.h"
@@ -98,12 +109,21 @@ void InitRandomBindings(py::module_& m) {
   m.def(
       "_bernoulli",
       [](py::handle seed, py::handle p, int compute, py::handle target,
-         std::vector<int64_t> dims, int dtype, int device) {
+         std::vector<int64_t> dims, int dtype, int device,
+         bool check_p) {
         Destination to = DestinationOf(target, dims, dtype, device);
         const DType cc = ToDType(compute);
         Value pv = PyFloat_Check(p.ptr()) || PyLong_Check(p.ptr())
                        ? ScalarLeafAtSite(p, cc)
                        : ValueOf(ToXlaTensor(p));
+        if (check_p) {
+          // Eager's check that every probability is in [0, 1] (NaN fails),
+          // device-side; BCE's predicate.
+          ThrowIfError(AddDeviceCheck(
+              ValueOrThrow(ops::OutsideUnitInterval(pv)), to.device,
+              "Expected p_in >= 0 && p_in <= 1 to be true, but got false.",
+              CheckError::kRuntimeError));
+        }
         Value value = ValueOrThrow(ops::Bernoulli(
             SeedValue(seed), to.shape.dims, to.shape.dtype,
             ValueOrThrow(MakeConvert(std::move(pv), cc))));
@@ -111,10 +131,12 @@ void InitRandomBindings(py::module_& m) {
       },
       py::arg("seed"), py::arg("p"), py::arg("compute"), py::arg("target"),
       py::arg("dims") = std::vector<int64_t>{}, py::arg("dtype") = 0,
-      py::arg("device") = 0,
+      py::arg("device") = 0, py::arg("check_p") = false,
       "u < p (ops/random_ops.h Bernoulli) compared in the float dtype "
       "`compute`; p a number or an 'xla' tensor broadcastable to the "
-      "result. Into `target` or a new tensor, as _random.");
+      "result. Into `target` or a new tensor, as _random. With `check_p` "
+      "(a float tensor p) registers eager's [0, 1] check of p "
+      "(python/device_checks.h).");
   m.def(
       "_random_integer",
       [](py::handle seed, py::handle span, py::handle start,
@@ -175,27 +197,23 @@ void InitRandomBindings(py::module_& m) {
   m.def(
       "_multinomial",
       [](py::handle probs, py::handle seed, int64_t num_samples,
-         bool replacement, bool checked) {
+         bool replacement) {
         XlaTensorPtr t = ToXlaTensor(probs);
         Value p = ValueOf(t);
-        py::list checks;
-        if (checked && !p.node->reads_placeholder()) {
-          auto found = ValueOrThrow(ops::MultinomialChecks(
-              p, replacement && num_samples > 1));
-          for (auto& [bad, message] : found) {
-            checks.append(py::make_tuple(
-                XlaTensor::FromIr(std::move(bad), t->device()), message));
-          }
+        auto checks = ValueOrThrow(
+            ops::MultinomialChecks(p, replacement && num_samples > 1));
+        for (auto& [bad, message] : checks) {
+          ThrowIfError(AddDeviceCheck(bad, t->device(), std::move(message),
+                                      CheckError::kRuntimeError));
         }
-        Value index = ValueOrThrow(
-            ops::Multinomial(SeedValue(seed), p, num_samples, replacement));
-        return py::make_tuple(Wrapped(std::move(index), t->device()), checks);
+        return Wrapped(ValueOrThrow(ops::Multinomial(
+                           SeedValue(seed), p, num_samples, replacement)),
+                       t->device());
       },
       py::arg("probs"), py::arg("seed"), py::arg("num_samples"),
-      py::arg("replacement"), py::arg("checked") = true,
-      "aten.multinomial (ops/random_ops.h) -> (indices, [(bad, message)]): "
-      "the device-side checks of the weights (pred handles, none for a "
-      "traced body) for torch_xla/_device_checks.py.");
+      py::arg("replacement"),
+      "aten.multinomial (ops/random_ops.h) -> indices; registers eager's "
+      "device-side checks of the weights (python/device_checks.h).");
 }
 
 void InitOrderBindings(py::module_& m) {
@@ -230,11 +248,110 @@ void InitOrderBindings(py::module_& m) {
       "the canonical dim (ops/order_ops.h).");
 }
 
+// The row-major pairs i < j of n rows as two s64 [n (n - 1) / 2] host
+// tables (parameters sent when a graph runs), kept for the last few n.
+std::pair<Value, Value> PairTables(int64_t n) {
+  static auto* cache = new std::map<int64_t, std::pair<NodePtr, NodePtr>>();
+  auto it = cache->find(n);
+  if (it != cache->end()) return {Value(it->second.first),
+                                  Value(it->second.second)};
+  std::vector<int64_t> rows, cols;
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = i + 1; j < n; ++j) {
+      rows.push_back(i);
+      cols.push_back(j);
+    }
+  }
+  auto table = [](const std::vector<int64_t>& v) {
+    std::vector<uint8_t> bytes(v.size() * sizeof(int64_t));
+    if (!v.empty()) std::memcpy(bytes.data(), v.data(), bytes.size());
+    return MakeDataNode(std::make_shared<HostData>(
+        Shape(DType::kI64, {static_cast<int64_t>(v.size())}),
+        std::move(bytes)));
+  };
+  if (cache->size() >= 8) cache->clear();
+  auto& entry = (*cache)[n] = {table(rows), table(cols)};
+  return {Value(entry.first), Value(entry.second)};
+}
+
+void InitCountingBindings(py::module_& m) {
+  m.def(
+      "_histc",
+      [](py::handle x, int64_t bins, py::handle low, py::handle high,
+         bool exact) {
+        XlaTensorPtr t = ToXlaTensor(x);
+        const DType dtype = t->shape().dtype;
+        ops::HistcBounds bounds;
+        bounds.exact = exact;
+        if (!low.is_none()) {
+          const DType type =
+              exact ? DType::kI64
+                    : ops::OpMathType(IsFloating(dtype) ? dtype
+                                                        : DType::kF64);
+          bounds.low = ScalarLeafAtSite(low, type);
+          bounds.high = ScalarLeafAtSite(high, type);
+          py::object span = high.attr("__sub__")(low);
+          bounds.span = ScalarLeafAtSite(span, type);
+        }
+        ops::HistcResult r =
+            ValueOrThrow(ops::Histc(ValueOf(t), bins, bounds));
+        if (r.bad_range) {
+          ThrowIfError(AddDeviceCheck(
+              r.bad_range, t->device(),
+              "torch.histc: range of [min, max] of the data is not finite",
+              CheckError::kRuntimeError));
+        }
+        return Wrapped(std::move(r.counts), t->device());
+      },
+      py::arg("x"), py::arg("bins"), py::arg("low"), py::arg("high"),
+      py::arg("exact"),
+      "torch.histc (ops/histogram_ops.h): low and high numbers (ints with "
+      "`exact`), or None for the data's range (its finiteness a device-side "
+      "check, python/device_checks.h).");
+  m.def(
+      "_pdist",
+      [](py::handle x, double p) {
+        XlaTensorPtr t = ToXlaTensor(x);
+        const int64_t n = t->shape().rank() ? t->shape().dims[0] : 0;
+        auto [rows, cols] = PairTables(n);
+        return Wrapped(ValueOrThrow(ops::Pdist(ValueOf(t), p, rows, cols)),
+                       t->device());
+      },
+      py::arg("x"), py::arg("p"),
+      "aten._pdist_forward (ops/distance_ops.h): x [n, m] -> [n (n-1) / 2].");
+  m.def(
+      "_pdist_backward",
+      [](py::handle grad, py::handle x, double p, py::handle pdist) {
+        XlaTensorPtr t = ToXlaTensor(x);
+        const int64_t n = t->shape().rank() ? t->shape().dims[0] : 0;
+        auto [rows, cols] = PairTables(n);
+        return Wrapped(
+            ValueOrThrow(ops::PdistBackward(
+                ValueOf(ToXlaTensor(grad)), ValueOf(t), p,
+                ValueOf(ToXlaTensor(pdist)), rows, cols)),
+            t->device());
+      },
+      py::arg("grad"), py::arg("x"), py::arg("p"), py::arg("pdist"),
+      "aten._pdist_backward (ops/distance_ops.h): the gradient for x.");
+  m.def(
+      "_heaviside",
+      [](py::handle x, py::handle values, bool inplace) {
+        return Finish(ValueOrThrow(ops::Heaviside(
+                          ValueOf(ToXlaTensor(x)),
+                          ValueOf(ToXlaTensor(values)))),
+                      x, inplace);
+      },
+      py::arg("x"), py::arg("values"), py::arg("inplace") = false,
+      "heaviside(x, values) of one dtype (ops/select_ops.h); with `inplace` "
+      "x updated to it.");
+}
+
 }  // namespace
 
 void InitSamplingBindings(py::module_& m) {
   InitRandomBindings(m);
   InitOrderBindings(m);
+  InitCountingBindings(m);
 }
 
 }  // namespace torch_xla::python
