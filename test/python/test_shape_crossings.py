@@ -64,6 +64,7 @@ def _cases():
   vol = _host(torch.randn(1, 2, 4, 5, 6))
   im_grad = _host(torch.randn(2, 3, 11, 9))
   cols, plane_row = _host(torch.randn(8, 4)), _host(torch.randn(16))
+  diag = _host(torch.randn(8))
   return {
       "cat": lambda: aten.cat([x, y], 1),
       "cat_promotes": lambda: aten.cat([x, ints]),
@@ -88,6 +89,9 @@ def _cases():
           im_grad, im, [0, 1, 2, 1]),
       "slice_scatter": lambda: aten.slice_scatter(x, cols, 1, 1, None, 4),
       "select_scatter": lambda: aten.select_scatter(x, plane_row, 0, -3),
+      "diagonal_scatter": lambda: aten.diagonal_scatter(x, diag, 2),
+      "diagonal_backward": lambda: aten.diagonal_backward(
+          diag, [8, 16], 2, 0, 1),
       "select_backward": lambda: aten.select_backward(row, [8, 16], 0, -2),
       "new_zeros": lambda: aten.new_zeros(x, [3, 4]),
       "new_full": lambda: aten.new_full(x, [3, 4], 2.5),
@@ -253,3 +257,18 @@ def test_op_wrapped_is_op_then_wrap_in_one_call():
   assert names == ["_op_wrapped"]
   assert type(out) is type(x) and out.device == x.device
   torch.testing.assert_close(out.cpu(), x.cpu().flip(1))
+
+
+def test_diagonal_writes_match_eager():
+  x = torch.randn(3, 4, 5)
+  src = torch.randn(3, 4, dtype=torch.float64)  # dims (1, 2), offset 1
+  torch.testing.assert_close(
+      torch.diagonal_scatter(_host(x), _host(src), 1, 1, 2).cpu(),
+      torch.diagonal_scatter(x, src.float(), 1, 1, 2))
+  with pytest.raises(RuntimeError, match="equal to the diagonal of self"):
+    torch.diagonal_scatter(_host(x), _host(torch.randn(3, 3)), 1, 1, 2)
+  xla = _host(x)
+  xla.diagonal(-1, 2, 0).mul_(0)  # the view's inverse: the same builder
+  expected = x.clone()
+  expected.diagonal(-1, 2, 0).mul_(0)
+  torch.testing.assert_close(xla.cpu(), expected)

@@ -15,10 +15,8 @@ import torch
 
 from torch_xla import _XLAC, _ir
 from torch_xla._ops import copy_ops, storage_views
-from torch_xla._ops._common import (canonical_dim, check_same_device, code_of,
-                                    literal)
+from torch_xla._ops._common import canonical_dim, check_same_device, code_of
 from torch_xla._ops.registry import aten, op
-from torch_xla._tensor import wrap, xt_of
 
 # Concatenation.
 
@@ -280,14 +278,6 @@ for _n in (1, 2, 3):
 # Scatters into views and the view ops' backwards.
 
 
-def _source(x, src, expected, what):
-  if list(src.shape) != list(expected):
-    raise RuntimeError(
-        f"expected src to have a size equal to the {what} of self. src size "
-        f"= {list(src.shape)}, {what} size = {list(expected)}")
-  return _ir.convert(xt_of(src), code_of(x.dtype))
-
-
 @op(aten.slice_scatter.default)
 def slice_scatter(x, src, dim=0, start=None, end=None, step=1):
   d = canonical_dim(dim, x.dim())
@@ -305,14 +295,8 @@ def select_scatter(x, src, dim, index):
 @op(aten.diagonal_scatter.default)
 def diagonal_scatter(x, src, offset=0, dim1=0, dim2=1):
   d1, d2 = storage_views.diagonal_dims(x, dim1, dim2)
-  v = xt_of(x)
-  expected = storage_views.diagonal_value(v, offset, d1, d2).dims
-  value = _source(x, src, expected, "diagonal")
-  return wrap(_XLAC._clone(storage_views.diagonal_update(v, value, offset, d1, d2)))
-
-
-def _zeros(like, shape):
-  return literal(0, like.dtype, shape, like.device)
+  # The diagonal view's inverse (ops/shape_ops.h), src checked and cast.
+  return _XLAC._diagonal_scatter(x, src, offset, d1, d2)
 
 
 @op(aten.slice_backward.default)
@@ -335,8 +319,7 @@ def select_backward(grad, input_sizes, dim, index):
 def diagonal_backward(grad, input_sizes, offset, dim1, dim2):
   shape = list(input_sizes)
   d1, d2 = canonical_dim(dim1, len(shape)), canonical_dim(dim2, len(shape))
-  g = xt_of(grad)
-  return wrap(storage_views.diagonal_update(_zeros(g, shape), g, offset, d1, d2))
+  return _XLAC._diagonal_backward(grad, shape, offset, d1, d2)
 
 
 # Factories that take a tensor (they reach __torch_dispatch__).

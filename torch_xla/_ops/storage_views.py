@@ -48,43 +48,14 @@ def diagonal_geometry(shape, offset, d1, d2):
 
 
 def diagonal_value(b, offset, d1, d2):
-  shape = b.dims
-  perm, r0, c0, n = diagonal_geometry(shape, offset, d1, d2)
-  if n == 0:
-    r0 = c0 = 0  # an empty diagonal: keep the (empty) slice in bounds
-  v = _ir.transpose(b, perm)
-  batch = v.dims[:-2]
-  nb = len(batch)
-  v = _ir.slice_(v, [0] * nb + [r0, c0], batch + [r0 + n, c0 + n])
-  v = _ir.reshape(v, batch + [n * n])
-  # Elements (i, i) of an n x n block sit n + 1 apart once flattened.
-  return _ir.slice_(v, [0] * (nb + 1), batch + [n * n], [1] * nb + [n + 1])
+  """The diagonal view's forward on handles (ops/shape_ops.h)."""
+  return _XLAC._diagonal_value(b, offset, d1, d2)
 
 
 def diagonal_update(b, nv, offset, d1, d2):
-  """`b` with its (offset, d1, d2) diagonal replaced by `nv`."""
-  shape = b.dims
-  perm, r0, _, n = diagonal_geometry(shape, offset, d1, d2)
-  if n == 0:
-    return b
-  inv = [0] * len(perm)
-  for i, p in enumerate(perm):
-    inv[p] = i
-  v = _ir.transpose(b, perm)
-  batch = v.dims[:-2]
-  nb = len(batch)
-  rows, cols = v.dims[-2:]
-  device = b.device
-  # Row i of the plane holds nv[i - r0] at column i + offset.
-  col = _ir.pad(nv, literal(0, b.dtype, (), device), [0] * nb + [r0],
-                [0] * nb + [rows - r0 - n])
-  spread = _ir.broadcast_in_dim(col, v.dims, list(range(nb + 1)))
-  diff = _ir.binary("subtract", _ir.iota(_ir.S64, [rows, cols], 1, device),
-                    _ir.iota(_ir.S64, [rows, cols], 0, device))
-  mask = _ir.compare(diff, literal(offset, _ir.S64, [rows, cols], device),
-                     "EQ")
-  mask = _ir.broadcast_in_dim(mask, v.dims, [nb, nb + 1])
-  return _ir.transpose(_ir.select(mask, spread, v), inv)
+  """`b` with its (offset, d1, d2) diagonal replaced by `nv`: the view's
+  inverse (ops/shape_ops.h)."""
+  return _XLAC._diagonal_update(b, nv, offset, d1, d2)
 
 
 def diagonal_dims(x, dim1, dim2):

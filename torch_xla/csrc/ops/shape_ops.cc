@@ -1,5 +1,6 @@
 #include "torch_xla/csrc/ops/shape_ops.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <tuple>
 #include <utility>
@@ -133,6 +134,27 @@ absl::StatusOr<Value> ReplicateDimBackward(Value g, int64_t dim, int64_t lo,
   return acc;
 }
 
+// Where aten.diagonal finds a diagonal: the permutation moving d1, d2
+// last, its first row and column, and its length.
+struct DiagonalGeometry {
+  std::vector<int64_t> perm;
+  int64_t row = 0, col = 0, n = 0;
+};
+
+DiagonalGeometry Diagonal(const std::vector<int64_t>& dims, int64_t offset,
+                          int64_t d1, int64_t d2) {
+  DiagonalGeometry g;
+  for (int64_t i = 0; i < static_cast<int64_t>(dims.size()); ++i) {
+    if (i != d1 && i != d2) g.perm.push_back(i);
+  }
+  g.perm.push_back(d1);
+  g.perm.push_back(d2);
+  g.row = std::max<int64_t>(-offset, 0);
+  g.col = std::max<int64_t>(offset, 0);
+  g.n = std::max<int64_t>(std::min(dims[d1] - g.row, dims[d2] - g.col), 0);
+  return g;
+}
+
 }  // namespace
 
 absl::StatusOr<Value> Cat(std::vector<Value> values, int64_t dim,
@@ -252,6 +274,74 @@ absl::StatusOr<Value> ModePadBackward(Value grad,
                                        n));
   }
   return grad;
+}
+
+absl::StatusOr<Value> DiagonalValue(Value x, int64_t offset, int64_t d1,
+                                    int64_t d2) {
+  DiagonalGeometry g = Diagonal(x.shape().dims, offset, d1, d2);
+  const int64_t n = g.n;
+  if (n == 0) g.row = g.col = 0;  // an empty diagonal: keep it in bounds
+  TXLA_ASSIGN_OR_RETURN(Value v, MakeTranspose(std::move(x), g.perm));
+  std::vector<int64_t> batch = v.shape().dims;
+  batch.resize(batch.size() - 2);
+  const size_t nb = batch.size();
+  std::vector<int64_t> start(nb, 0), limit = batch;
+  start.push_back(g.row);
+  start.push_back(g.col);
+  limit.push_back(g.row + n);
+  limit.push_back(g.col + n);
+  TXLA_ASSIGN_OR_RETURN(v, Build(OpKind::kSlice, {std::move(v)},
+                                 Attrs().Set("start", std::move(start))
+                                     .Set("limit", std::move(limit))));
+  std::vector<int64_t> flat = batch;
+  flat.push_back(n * n);
+  TXLA_ASSIGN_OR_RETURN(v, MakeReshape(std::move(v), flat));
+  // Elements (i, i) of an n x n block sit n + 1 apart once flattened.
+  std::vector<int64_t> strides(nb, 1);
+  strides.push_back(n + 1);
+  return Build(OpKind::kSlice, {std::move(v)},
+               Attrs()
+                   .Set("start", std::vector<int64_t>(nb + 1, 0))
+                   .Set("limit", std::move(flat))
+                   .Set("strides", std::move(strides)));
+}
+
+absl::StatusOr<Value> DiagonalUpdate(Value base, Value update, int64_t offset,
+                                     int64_t d1, int64_t d2) {
+  const DiagonalGeometry g = Diagonal(base.shape().dims, offset, d1, d2);
+  if (g.n == 0) return base;
+  std::vector<int64_t> inverse(g.perm.size());
+  for (size_t i = 0; i < g.perm.size(); ++i) inverse[g.perm[i]] = i;
+  const DType dtype = base.shape().dtype;
+  TXLA_ASSIGN_OR_RETURN(Value v, MakeTranspose(std::move(base), g.perm));
+  const std::vector<int64_t> dims = v.shape().dims;
+  const int64_t nb = static_cast<int64_t>(dims.size()) - 2;
+  const int64_t rows = dims[nb], cols = dims[nb + 1];
+  // Row i of the plane holds update[i - row] at column i + offset.
+  std::vector<int64_t> low(nb + 1, 0), high(nb + 1, 0);
+  low[nb] = g.row;
+  high[nb] = rows - g.row - g.n;
+  TXLA_ASSIGN_OR_RETURN(Value zero, MakeLiteral(0, dtype, {}));
+  TXLA_ASSIGN_OR_RETURN(Value column,
+                        ConstantPad(std::move(update), std::move(zero),
+                                    std::move(low), std::move(high)));
+  TXLA_ASSIGN_OR_RETURN(Value spread, BroadcastInDim(std::move(column), dims,
+                                                     Range(0, nb + 1)));
+  const std::vector<int64_t> plane = {rows, cols};
+  TXLA_ASSIGN_OR_RETURN(Value col_index, Iota(DType::kI64, plane, 1));
+  TXLA_ASSIGN_OR_RETURN(Value row_index, Iota(DType::kI64, plane, 0));
+  TXLA_ASSIGN_OR_RETURN(Value diff, Apply(OpKind::kSubtract,
+                                          std::move(col_index),
+                                          std::move(row_index)));
+  TXLA_ASSIGN_OR_RETURN(Value k, MakeLiteral(static_cast<double>(offset),
+                                             DType::kI64, plane));
+  TXLA_ASSIGN_OR_RETURN(Value mask,
+                        Compare(std::move(diff), std::move(k), "EQ"));
+  TXLA_ASSIGN_OR_RETURN(mask,
+                        BroadcastInDim(std::move(mask), dims, {nb, nb + 1}));
+  TXLA_ASSIGN_OR_RETURN(
+      Value out, Select(std::move(mask), std::move(spread), std::move(v)));
+  return MakeTranspose(std::move(out), inverse);
 }
 
 absl::StatusOr<Value> SelectBackward(Value grad,

@@ -76,6 +76,18 @@ absl::StatusOr<Value> ModePadBackward(Value grad,
                                       const std::vector<int64_t>& high,
                                       bool reflect);
 
+// The diagonal `offset` of dims d1 != d2 (canonical) of x, as aten.diagonal
+// views it: [x's other dims..., n]. The diagonal view's forward
+// (_ops/storage_views.py) and diagonal_scatter's shape.
+absl::StatusOr<Value> DiagonalValue(Value x, int64_t offset, int64_t d1,
+                                    int64_t d2);
+
+// `base` with that diagonal replaced by `update` (DiagonalValue's shape,
+// base's dtype): the diagonal view's inverse, diagonal_scatter and
+// diagonal_backward (into zeros).
+absl::StatusOr<Value> DiagonalUpdate(Value base, Value update, int64_t offset,
+                                     int64_t d1, int64_t d2);
+
 // aten.select_backward: `grad` (x.select(dim, index)'s gradient) placed in
 // zeros of shape `sizes` at `index` (in range) of `dim`: one pad.
 absl::StatusOr<Value> SelectBackward(Value grad,

@@ -158,6 +158,69 @@ void InitScatterBindings(py::module_& m) {
       "index out of range, RuntimeError for a src of another shape).");
 }
 
+// The diagonal view's steps (storage_views.py: forward and inverse on
+// handles) and the ops that write a diagonal, all through ops/shape_ops.h's
+// DiagonalValue / DiagonalUpdate.
+void InitDiagonalBindings(py::module_& m) {
+  m.def(
+      "_diagonal_value",
+      [](py::handle x, int64_t offset, int64_t d1, int64_t d2) {
+        Operand in = Read(x);
+        return XlaTensor::FromIr(
+            ValueOrThrow(ops::DiagonalValue(in.value, offset, d1, d2)),
+            in.tensor->device());
+      },
+      py::arg("x"), py::arg("offset"), py::arg("dim1"), py::arg("dim2"),
+      "A handle for the diagonal of x (canonical distinct dims): the "
+      "diagonal view's forward.");
+  m.def(
+      "_diagonal_update",
+      [](py::handle base, py::handle update, int64_t offset, int64_t d1,
+         int64_t d2) {
+        Operand in = Read(base);
+        Value out = ValueOrThrow(ops::DiagonalUpdate(in.value, Read(update).value,
+                                                     offset, d1, d2));
+        return out == in.value ? in.tensor
+                               : XlaTensor::FromIr(std::move(out),
+                                                   in.tensor->device());
+      },
+      py::arg("base"), py::arg("update"), py::arg("offset"), py::arg("dim1"),
+      py::arg("dim2"),
+      "A handle for `base` with its diagonal replaced by `update` (base's "
+      "dtype): the diagonal view's inverse.");
+  m.def(
+      "_diagonal_scatter",
+      [](py::handle x, py::handle src, int64_t offset, int64_t d1,
+         int64_t d2) {
+        Operand in = Read(x);
+        Value diagonal = ValueOrThrow(ops::DiagonalValue(in.value, offset, d1,
+                                                         d2));
+        Value value = ScatterSource(in, Read(src), diagonal.shape().dims,
+                                    "diagonal");
+        return Result(ValueOrThrow(ops::DiagonalUpdate(
+                          in.value, std::move(value), offset, d1, d2)),
+                      in);
+      },
+      py::arg("x"), py::arg("src"), py::arg("offset"), py::arg("dim1"),
+      py::arg("dim2"),
+      "aten.diagonal_scatter at canonical distinct dims (eager's error for a "
+      "src of another shape).");
+  m.def(
+      "_diagonal_backward",
+      [](py::handle grad, const Dims& sizes, int64_t offset, int64_t d1,
+         int64_t d2) {
+        Operand g = Read(grad);
+        Value zeros =
+            ValueOrThrow(MakeLiteral(0, g.value.shape().dtype, sizes));
+        return Wrapped(ValueOrThrow(ops::DiagonalUpdate(
+                           std::move(zeros), g.value, offset, d1, d2)),
+                       g.tensor->device());
+      },
+      py::arg("grad"), py::arg("sizes"), py::arg("offset"), py::arg("dim1"),
+      py::arg("dim2"),
+      "aten.diagonal_backward: `grad` on the diagonal of zeros of `sizes`.");
+}
+
 void InitShapeBuilderBindings(py::module_& m) {
   m.def(
       "_cat",
@@ -456,6 +519,7 @@ void InitConvBindings(py::module_& m) {
 void InitShapeOpBindings(py::module_& m) {
   InitShapeBuilderBindings(m);
   InitScatterBindings(m);
+  InitDiagonalBindings(m);
   InitCopyBindings(m);
   InitConvBindings(m);
 }
