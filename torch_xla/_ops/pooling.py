@@ -23,27 +23,14 @@ Cost: one pass over the input per op; no buffer beyond the result (and, for
 max pooling, an int64 index plane broadcast over the batch).
 """
 
+import math
+
 import torch
 
 from torch_xla import _XLAC, _dtypes
 from torch_xla._ops._common import check_same_device
 from torch_xla._ops.pool_geometry import Geometry
 from torch_xla._ops.registry import aten, op
-
-_COUNT_WORDS = {2: "two", 3: "three"}
-
-
-def _tuple(value, name, n, default=None):
-  if value is None or (isinstance(value, (list, tuple)) and not value):
-    value = default
-  value = list(value) if isinstance(value, (list, tuple)) else [value]
-  if len(value) == 1:
-    value = value * n
-  if len(value) != n:
-    raise RuntimeError(f"{name} must either be a single int, or a tuple of "
-                       f"{_COUNT_WORDS[n]} ints")
-  return value
-
 
 def _check_not_bool(name, x):
   if x.dtype == torch.bool:
@@ -176,20 +163,19 @@ def avg_pool3d_backward(grad, x, kernel_size, stride, padding, ceil_mode,
                             divisor_override, 3)
 
 
-def _adaptive_size(x, output_size, n=2, name=None):
-  """The output's n spatial sizes (None: the input's), checked as eager
-  (name: the op, adaptive_avg_pool{n}d by default)."""
-  name = name or f"adaptive_avg_pool{n}d"
-  is_max = name.startswith("adaptive_max")
-  if is_max and isinstance(output_size, (list, tuple)) and len(
-      output_size) != n:
-    raise RuntimeError(
-        f"{name}(): internal error: output_size.size() must be {n}")
-  size = _tuple(output_size, "output_size", n)
+def _adaptive_size(x, output_size, n, kind, check_dtype=None):
+  """The output's n spatial sizes (None: the input's), checked as eager's
+  aten.adaptive_{kind}_pool{n}d checks them, in its order (check_dtype, if
+  given, runs where eager checks the dtype: after the input's shape)."""
+  name = f"adaptive_{kind}_pool{n}d"
+  size = (list(output_size) if isinstance(output_size, (list, tuple)) else
+          [output_size])
+  if kind == "avg" and len(size) != n:
+    raise RuntimeError(f"{name}: output_size must be {n}")
   if x.dim() not in (n + 1, n + 2):
     raise RuntimeError(
         f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got"
-        f"{':' if is_max else ''} {list(x.shape)}")
+        f"{':' if kind == 'max' else ''} {list(x.shape)}")
   # Eager's 2-d average pool checks only the spatial dims, the others every
   # dim after the first (so an unbatched input may have no channels).
   first = x.dim() - n if name == "adaptive_avg_pool2d" else 1
@@ -199,10 +185,14 @@ def _adaptive_size(x, output_size, n=2, name=None):
           f"{name}(): Expected input to have non-zero size for non-batch "
           f"dimensions, but input has sizes {list(x.shape)} with dimension "
           f"{d} being empty")
-  if any(s is None for s in size):
-    size = [x.shape[-n + i] if s is None else s for i, s in enumerate(size)]
+  if check_dtype:
+    check_dtype()
+  if len(size) != n:
+    raise RuntimeError(
+        f"{name}(): internal error: output_size.size() must be {n}")
+  size = [x.shape[-n + i] if s is None else int(s) for i, s in enumerate(size)]
   if any(s < 0 for s in size):
-    if is_max:  # eager fails making the result
+    if kind == "max":  # eager fails making the result
       shape = list(x.shape[:-n]) + size
       raise RuntimeError(f"Trying to create tensor with negative dimension "
                          f"{min(size)}: {shape}")
@@ -219,8 +209,14 @@ def _check_float(name, x):
 
 
 def _adaptive_avg_pool(x, output_size, n):
-  out = _adaptive_size(x, output_size, n)
-  _check_float(f"adaptive_avg_pool{n}d_cpu", x)
+  if n == 3:
+    out = _adaptive_size(
+        x, output_size, n, "avg",
+        lambda: _check_float("adaptive_avg_pool3d_cpu", x))
+  else:
+    out = _adaptive_size(x, output_size, n, "avg")
+    if math.prod(x.shape[:-n]) * math.prod(out):  # else nothing to compute
+      _check_float("adaptive_avg_pool2d", x)
   return _XLAC._adaptive_avg_pool(x, out)
 
 
@@ -257,7 +253,7 @@ def adaptive_avg_pool3d_backward(grad, x):
 
 
 def _adaptive_max_pool(x, output_size, n, float_name):
-  out = _adaptive_size(x, output_size, n, name=f"adaptive_max_pool{n}d")
+  out = _adaptive_size(x, output_size, n, "max")
   _check_float(float_name, x)
   return _XLAC._adaptive_max_pool(x, out)
 

@@ -72,3 +72,34 @@ def test_bad_geometry_raises_eagers_error(n, geometry):
     if expected is None:  # valid for this op (average pooling's dilation)
       continue
     assert _outcome(xla[name], geometry) == expected, name
+
+
+ADAPTIVE_CASES = [
+    # op, input shape, output_size, dtype
+    (aten._adaptive_avg_pool2d, (2, 5, 6), [3], torch.float32),
+    (aten._adaptive_avg_pool2d, (5, 6), [3], torch.float32),
+    (aten._adaptive_avg_pool3d, (2, 4, 5, 6), [3, 3], torch.int64),
+    (aten.adaptive_max_pool2d, (5, 6), [3], torch.float32),
+    (aten.adaptive_max_pool2d, (1, 0, 5, 6), [3], torch.float32),
+    (aten.adaptive_max_pool3d, (2, 4, 5, 6), [3, 3], torch.float32),
+    (aten._adaptive_avg_pool2d, (2, 5, 6), [0, 3], torch.int64),
+    (aten._adaptive_avg_pool2d, (1, 2, 5, 6), [2, 3], torch.int64),
+    (aten._adaptive_avg_pool3d, (2, 4, 5, 6), [0, 2, 3], torch.int64),
+    (aten._adaptive_avg_pool2d, (1, 0, 5, 6), [3, 3], torch.float32),
+]
+
+
+@pytest.mark.parametrize("case", ADAPTIVE_CASES, ids=str)
+def test_adaptive_pool_argument_checks_match_eager(case):
+  # The aten ops' own checks, in eager's order: output_size's length first
+  # for average pooling, after the input's shape for max pooling; integer
+  # inputs of 2-d average pooling fail only when there is something to
+  # compute.
+  fn, shape, size, dtype = case
+  x = torch.zeros(shape, dtype=dtype)
+  expected = _outcome(lambda: tuple(fn(x, size)), ())
+  got = _outcome(lambda: tuple(fn(x.to(XLA), size)), ())
+  assert got == expected
+  if expected is None:
+    out = fn(x.to(XLA), size)
+    assert out.shape == fn(x, size).shape and out.dtype == dtype
