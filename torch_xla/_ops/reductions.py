@@ -13,11 +13,11 @@ Numerics follow eager CPU PyTorch:
 
 sum, mean, prod, var/std, any/all, logsumexp, linalg_vector_norm, the
 NaN-aware max/min/amax/amin and max.dim/argmax are built in C++
-(torch_xla/csrc/ops/reduction_ops.h), one _XLAC call per op, by the
+(torch_xla/csrc/ops/reduction_ops.h; cumsum/cumprod's scan in
+cumulative_ops.h), one _XLAC call per op, by the
 builders the C++ fast rules call too; this module normalizes eager's
 `dim`/`dtype` arguments and raises eager's errors. The helpers (acc_code,
-reduction_dims, reduce_extreme, scan) are shared with other
-rule files.
+reduction_dims, reduce_extreme) are shared with other rule files.
 """
 
 import math
@@ -26,9 +26,8 @@ import warnings
 import torch
 
 from torch_xla import _XLAC, _dtypes, _ir
-from torch_xla._ops._common import canonical_dim, code_of, literal
+from torch_xla._ops._common import canonical_dim, code_of
 from torch_xla._ops.registry import aten, op
-from torch_xla._tensor import wrap, xt_of
 
 F32, S32, S64, PRED = _ir.F32, _ir.S32, _ir.S64, _ir.PRED
 # The C++ rule (ops/opmath.h) read once per dtype: no call per op.
@@ -317,26 +316,6 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
 
 # ---------------------------------------------------------------------------
 # Cumulative sum and product.
-
-
-def scan(v, d: int, kind: str):
-  """Inclusive prefix sum ("add") or product ("multiply") along `d`.
-
-  A log-depth (Hillis-Steele) scan: ceil(log2(n)) steps, each adding a
-  copy shifted by 2^k (a pad with negative high padding). O(n log n) work,
-  exact for integers; floats add in a balanced tree, which is at least as
-  accurate as a sequential sum.
-  """
-  n = v.dims[d]
-  rank = len(v.dims)
-  identity = literal(0 if kind == "add" else 1, v.dtype, [], v.device)
-  shift = 1
-  while shift < n:
-    low, high = [0] * rank, [0] * rank
-    low[d], high[d] = shift, -shift
-    v = _ir.binary(kind, v, _ir.pad(v, identity, low, high))
-    shift *= 2
-  return v
 
 
 def _cumulative(kind, inplace=False):
