@@ -32,6 +32,7 @@ from torch_xla._ops._common import check_same_device
 from torch_xla._ops.pool_geometry import Geometry
 from torch_xla._ops.registry import aten, op
 
+
 def _check_not_bool(name, x):
   if x.dtype == torch.bool:
     raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
