@@ -49,6 +49,8 @@ def _cases():
   bs, ba, bb = torch.randn(2, 3, 5), torch.randn(2, 3, 4), torch.randn(2, 4, 5)
   v, m = torch.randn(4), torch.randn(3, 4)
   sv = torch.randn(3)
+  table = torch.randn(10, 4) * 2
+  ids = torch.tensor([[0, 3], [3, 7]])
   cases = {
       "addmm": lambda s, a, b: aten.addmm(s, a, b),
       "addmm_bias_row": lambda row, a, b: aten.addmm(row, a, b),
@@ -61,9 +63,13 @@ def _cases():
       "addmv": lambda sv, m, v: aten.addmv(sv, m, v, beta=0.5, alpha=2),
       "dot": lambda v: aten.dot(v, v),
       "mv": lambda m, v: aten.mv(m, v),
+      "embedding_renorm_": lambda table, ids: aten.embedding_renorm_(
+          table.clone(), ids, 1.5, 2.0),
+      "embedding_renorm_p3": lambda table, ids: aten.embedding_renorm_(
+          table.clone(), ids, 1.0, 3.0),
   }
   args = {"s": s, "a": a, "b": b, "row": row, "bs": bs, "ba": ba, "bb": bb,
-          "v": v, "m": m, "sv": sv}
+          "v": v, "m": m, "sv": sv, "table": table, "ids": ids}
   out = {}
   for name, fn in cases.items():
     names = fn.__code__.co_varnames[:fn.__code__.co_argcount]

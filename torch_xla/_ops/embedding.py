@@ -1,17 +1,14 @@
 """Embedding lookups (embedding, embedding_renorm_) and the embedding
 gradient (embedding_dense_backward), as gathers and scatters of rows:
-embedding and its gradient are built in C++ (torch_xla/csrc/ops/
-index_ops.h), one _XLAC call each. Indices known on the host are checked
+each is built in C++ (torch_xla/csrc/ops/index_ops.h, embedding_ops.h),
+one _XLAC call per op. Indices known on the host are checked
 as eager checks them, others by a device-side check."""
 
 import torch
 
-from torch_xla import _XLAC, _ir
-from torch_xla._ops._common import code_of, literal, scalar
-from torch_xla._ops.index_util import (checked_index, index_and_check,
-                                       index_value, scatter_dim)
+from torch_xla import _XLAC
+from torch_xla._ops.index_util import checked_index, index_and_check
 from torch_xla._ops.registry import aten, op
-from torch_xla._tensor import commit, wrap, xt_of
 
 
 # Embedding.
@@ -39,28 +36,11 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False,
 @op(aten.embedding_renorm_.default)
 def embedding_renorm_(weight, indices, max_norm, norm_type):
   """Rows of `weight` that `indices` use and whose norm exceeds max_norm
-  are scaled to it in place (eager's scale: max_norm / (norm + 1e-7))."""
-  device = weight.device.index
-  rows, dim = weight.shape
-  code = code_of(weight.dtype)
-  acc = _ir.F32 if code in (_ir.BF16, _ir.F16) else code
-  w = _ir.convert(xt_of(weight), acc)
-  norm = xt_of(torch.linalg.vector_norm(wrap(w), norm_type, dim=1))
-  n = indices.numel()
-  used = scatter_dim(literal(False, _ir.PRED, [rows], device), 0,
-                      _ir.reshape(index_value(indices, device), [n]),
-                      literal(True, _ir.PRED, [n], device), "replace")
-  too_long = _ir.binary(
-      "and", used,
-      _ir.compare(norm, _ir.broadcast_to(scalar(max_norm, acc, device),
-                                         [rows]), "GT"))
-  scale = _ir.binary(
-      "divide", _ir.broadcast_to(scalar(max_norm, acc, device), [rows]),
-      _ir.binary("add", norm, literal(1e-7, acc, [rows], device)))
-  scale = _ir.select(too_long, scale, literal(1, acc, [rows], device))
-  scaled = _ir.binary("multiply", w,
-                      _ir.broadcast_in_dim(scale, [rows, dim], [0]))
-  return commit(weight, _ir.convert(scaled, code))
+  are scaled to it in place (eager's scale: max_norm / (norm + 1e-7)): one
+  _XLAC call (ops/embedding_ops.h), max_norm a scalar parameter."""
+  idx = checked_index(indices, weight.device.index)
+  return _XLAC._embedding_renorm_(weight, idx, float(max_norm),
+                                  float(norm_type))
 
 
 @op(aten.embedding_dense_backward.default)

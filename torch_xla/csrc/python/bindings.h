@@ -42,6 +42,9 @@ void InitShapeOpBindings(pybind11::module_& m);
 // sampling_bindings.cc: random draws and order statistics
 // (ops/random_ops.h, order_ops.h).
 void InitSamplingBindings(pybind11::module_& m);
+// misc_op_bindings.cc: the builders of rules outside the family files
+// (embedding_renorm_, ...; ops/embedding_ops.h & co.).
+void InitMiscOpBindings(pybind11::module_& m);
 
 // A DType code from Python; InvalidArgument (ValueError) for an unknown one.
 absl::StatusOr<DType> DTypeFromCode(int64_t code);

@@ -26,4 +26,5 @@ PYBIND11_MODULE(_XLAC, m) {
   torch_xla::python::InitSpmdBindings(m);
   torch_xla::python::InitDistributedBindings(m);
   torch_xla::python::InitSamplingBindings(m);
+  torch_xla::python::InitMiscOpBindings(m);
 }
