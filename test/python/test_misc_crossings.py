@@ -50,6 +50,11 @@ def _cases():
   v, m = torch.randn(4), torch.randn(3, 4)
   sv = torch.randn(3)
   table = torch.randn(10, 4) * 2
+  im = torch.randn(2, 3, 4, 5)
+  im_grad = torch.randn(2, 3, 7, 9)
+  vol = torch.randn(1, 2, 3, 4, 5)
+  vol_grad = torch.randn(1, 2, 6, 8, 7)
+  line = torch.randn(2, 3, 5)
   ids = torch.tensor([[0, 3], [3, 7]])
   cases = {
       "addmm": lambda s, a, b: aten.addmm(s, a, b),
@@ -67,9 +72,33 @@ def _cases():
           table.clone(), ids, 1.5, 2.0),
       "embedding_renorm_p3": lambda table, ids: aten.embedding_renorm_(
           table.clone(), ids, 1.0, 3.0),
+      "upsample_bilinear2d": lambda im: aten.upsample_bilinear2d(
+          im, [7, 9], False),
+      "upsample_bicubic2d_align": lambda im: aten.upsample_bicubic2d(
+          im, [7, 9], True),
+      "upsample_nearest2d_scales": lambda im: aten.upsample_nearest2d(
+          im, [7, 9], 1.8, 1.7),
+      "upsample_nearest_exact3d": lambda vol: aten._upsample_nearest_exact3d(
+          vol, [6, 8, 7]),
+      "upsample_linear1d": lambda line: aten.upsample_linear1d(
+          line, [8], False, 1.6),
+      "upsample_bilinear2d_backward": lambda im_grad: (
+          aten.upsample_bilinear2d_backward(im_grad, [7, 9], [2, 3, 4, 5],
+                                            False)),
+      "upsample_bicubic2d_backward": lambda im_grad: (
+          aten.upsample_bicubic2d_backward(im_grad, [7, 9], [2, 3, 4, 5],
+                                           True)),
+      "upsample_nearest2d_backward": lambda im_grad: (
+          aten.upsample_nearest2d_backward(im_grad, [7, 9], [2, 3, 4, 5])),
+      "upsample_trilinear3d_backward": lambda vol_grad: (
+          aten.upsample_trilinear3d_backward(vol_grad, [6, 8, 7],
+                                             [1, 2, 3, 4, 5], False)),
+      "upsample_nearest_exact1d_backward": lambda line: (
+          aten._upsample_nearest_exact1d_backward(line, [5], [2, 3, 3])),
   }
   args = {"s": s, "a": a, "b": b, "row": row, "bs": bs, "ba": ba, "bb": bb,
-          "v": v, "m": m, "sv": sv, "table": table, "ids": ids}
+          "v": v, "m": m, "sv": sv, "table": table, "ids": ids, "im": im,
+          "im_grad": im_grad, "vol": vol, "vol_grad": vol_grad, "line": line}
   out = {}
   for name, fn in cases.items():
     names = fn.__code__.co_varnames[:fn.__code__.co_argcount]

@@ -99,22 +99,3 @@ def canonical_dim(dim: int, rank: int) -> int:
         f"Dimension out of range (expected to be in range of "
         f"[{-max(rank, 1)}, {max(rank, 1) - 1}], but got {dim})")
   return dim % max(rank, 1)
-
-
-def apply_matrix(v, m, dim, transposed=False):
-  """The handle v with its dim `dim` replaced by m @ v along it (m is
-  [n_out, n_in]; with `transposed`, m.T @ v): one dot_general, at f32/f64's
-  highest precision, whose new dim lands last and is moved back. Separable
-  resampling (interpolation, adaptive pooling) applies one per dim."""
-  attrs = {
-      "lhs_contract": [dim],
-      "rhs_contract": [0 if transposed else 1],
-      "lhs_batch": [],
-      "rhs_batch": [],
-  }
-  if v.dtype in (_ir.F32, _ir.F64):
-    attrs["precision"] = "HIGHEST"
-  v = _ir._op(_ir.K["dot_general"], [v, m], attrs)
-  rank = len(v.dims)
-  return _ir.transpose(v, list(range(dim)) + [rank - 1] +
-                       list(range(dim, rank - 1)))

@@ -4,7 +4,10 @@ linear, bilinear, bicubic and trilinear, in 1-d, 2-d and 3-d.
 The forward rules live in decomposition_checks.py (eager's argument checks
 first); for float inputs they call `forward` here, other dtypes run
 PyTorch's decomposition. The backward ops (which had neither a rule nor a
-decomposition, and fell back to the CPU) are the rules below.
+decomposition, and fell back to the CPU) are the rules below. Each rule
+checks eager's arguments here and makes one _XLAC call (_upsample,
+_upsample_backward) into the C++ builder, torch_xla/csrc/ops/
+interpolation_ops.h, which builds what this docstring describes.
 
 Design: these interpolations are separable. Along spatial dim d (input
 size n, output size m), out = A_d x, with A_d an [m, n] matrix that depends
@@ -45,183 +48,15 @@ image sizes interpolation sees.
 """
 
 import math
-import struct
 
 import torch
 
-from torch_xla import _ir
-from torch_xla._ops._common import apply_matrix, check_same_device, literal
+from torch_xla import _XLAC
+from torch_xla._ops._common import check_same_device
 from torch_xla._ops.registry import aten, op
-from torch_xla._tensor import wrap, xt_of
 
-_CUBIC_A = -0.75
-
-
-def _f32(value):
-  """`value` rounded to f32 (eager's float casts)."""
-  return struct.unpack("f", struct.pack("f", value))[0]
-
-
-def _scale(n_in, n_out, scale, code):
-  """Eager's compute_scales_value: 1/scale when given, else n_in/n_out."""
-  value = 1.0 / scale if scale is not None and scale > 0 else n_in / n_out
-  return _f32(value) if code == _ir.F32 else value
-
-
-def _area_scale(n_in, n_out, align_corners, scale, code):
-  """Eager's area_pixel_compute_scale."""
-  if align_corners:
-    value = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
-    return _f32(value) if code == _ir.F32 else value
-  return _scale(n_in, n_out, scale, code)
-
-
-class _Dim:
-  """Builders of one dim's taps: handles of shape [n_out]."""
-
-  def __init__(self, n_in, n_out, code, device):
-    self.n_in, self.n_out, self.code, self.device = n_in, n_out, code, device
-
-  def lit(self, value, code=None):
-    return literal(value, self.code if code is None else code, [self.n_out],
-                   self.device)
-
-  def positions(self, code=None):
-    return _ir.iota(self.code if code is None else code, [self.n_out], 0,
-                    self.device)
-
-  def floor_index(self, x):
-    """min(floor(x), n_in - 1) as s64."""
-    index = _ir.convert(_ir.unary("floor", x), _ir.S64)
-    return _ir.binary("minimum", index, self.lit(self.n_in - 1, _ir.S64))
-
-  def clamp_index(self, index):
-    return _ir.binary(
-        "maximum", _ir.binary("minimum", index,
-                              self.lit(self.n_in - 1, _ir.S64)),
-        self.lit(0, _ir.S64))
-
-  def source(self, ratio, align_corners, cubic):
-    """Eager's area_pixel_compute_source_index for every output index."""
-    o = self.positions()
-    if align_corners:
-      return _ir.binary("multiply", self.lit(ratio), o)
-    x = _ir.binary(
-        "subtract",
-        _ir.binary("multiply", self.lit(ratio),
-                   _ir.binary("add", o, self.lit(0.5))), self.lit(0.5))
-    return x if cubic else _ir.binary("maximum", x, self.lit(0))
-
-
-def _nearest_taps(dim, scale, exact):
-  n_in, n_out = dim.n_in, dim.n_out
-  if not exact and n_out == n_in:
-    return [(dim.positions(_ir.S64), None)]
-  if not exact and n_out == 2 * n_in:
-    return [(_ir.binary("divide", dim.positions(_ir.S64),
-                        dim.lit(2, _ir.S64)), None)]
-  s = _scale(n_in, n_out, scale, _ir.F32)  # float in eager, for every dtype
-  o = dim.positions(_ir.F32)
-  if exact:
-    o = _ir.binary("add", o, dim.lit(0.5, _ir.F32))
-  return [(dim.floor_index(_ir.binary("multiply", o, dim.lit(s, _ir.F32))),
-           None)]
-
-
-def _linear_taps(dim, align_corners, scale):
-  n_in = dim.n_in
-  if dim.n_out == n_in:
-    return [(dim.positions(_ir.S64), None)]
-  ratio = _area_scale(n_in, dim.n_out, align_corners, scale, dim.code)
-  x = dim.source(ratio, align_corners, cubic=False)
-  i0 = dim.floor_index(x)
-  l1 = _ir.binary("subtract", x, _ir.convert(i0, dim.code))
-  l1 = _ir.binary("minimum", _ir.binary("maximum", l1, dim.lit(0)),
-                  dim.lit(1))
-  step = _ir.convert(_ir.compare(i0, dim.lit(n_in - 1, _ir.S64), "LT"),
-                     _ir.S64)
-  i1 = _ir.binary("add", i0, step)
-  l0 = _ir.binary("subtract", dim.lit(1), l1)
-  return [(i0, l0), (i1, l1)]
-
-
-def _cubic_weights(dim, t):
-  """Keys' cubic convolution weights of the taps i-1, i, i+1, i+2 for the
-  fraction t (eager's get_cubic_upsample_coefficients)."""
-  a = _CUBIC_A
-
-  def mul(p, q):
-    return _ir.binary("multiply", p, q)
-
-  def add(p, q):
-    return _ir.binary("add", p, q)
-
-  def c(value):
-    return dim.lit(value)
-
-  def near(x):  # ((A + 2) x - (A + 3)) x x + 1, for |x| <= 1
-    inner = _ir.binary("subtract", mul(c(a + 2), x), c(a + 3))
-    return add(mul(mul(inner, x), x), c(1))
-
-  def far(x):  # ((A x - 5A) x + 8A) x - 4A, for 1 < |x| < 2
-    inner = _ir.binary("subtract", mul(c(a), x), c(5 * a))
-    inner = add(mul(inner, x), c(8 * a))
-    return _ir.binary("subtract", mul(inner, x), c(4 * a))
-
-  u = _ir.binary("subtract", c(1), t)
-  return [far(add(t, c(1))), near(t), near(u), far(add(u, c(1)))]
-
-
-def _cubic_taps(dim, align_corners, scale):
-  ratio = _area_scale(dim.n_in, dim.n_out, align_corners, scale, dim.code)
-  x = dim.source(ratio, align_corners, cubic=True)
-  i = dim.floor_index(x)
-  t = _ir.binary("subtract", x, _ir.convert(i, dim.code))
-  t = _ir.binary("minimum", _ir.binary("maximum", t, dim.lit(0)),
-                 dim.lit(1))
-  taps = []
-  for k, weight in enumerate(_cubic_weights(dim, t)):
-    index = dim.clamp_index(_ir.binary("add", i, dim.lit(k - 1, _ir.S64)))
-    taps.append((index, weight))
-  return taps
-
-
-def _matrix(dim, taps):
-  """The [n_out, n_in] matrix whose row o sums its taps' weights at their
-  indices."""
-  shape = [dim.n_out, dim.n_in]
-  columns = _ir.iota(_ir.S64, shape, 1, dim.device)
-  zero = literal(0, dim.code, shape, dim.device)
-  one = literal(1, dim.code, shape, dim.device)
-  total = None
-  for index, weight in taps:
-    hit = _ir.compare(_ir.broadcast_in_dim(index, shape, [0]), columns, "EQ")
-    value = one if weight is None else _ir.broadcast_in_dim(weight, shape,
-                                                            [0])
-    term = _ir.select(hit, value, zero)
-    total = term if total is None else _ir.binary("add", total, term)
-  return total
-
-
-def apply_transposed(g, matrices):
-  """grad_input from grad `g`: A_d^T applied along each of the last
-  len(matrices) dims (A_d of shape [n_out, n_in])."""
-  lead = len(g.dims) - len(matrices)
-  for axis, m in enumerate(matrices):
-    dim = lead + axis
-    attrs = {
-        "lhs_contract": [dim],
-        "rhs_contract": [0],
-        "lhs_batch": [],
-        "rhs_batch": [],
-    }
-    if g.dtype in (_ir.F32, _ir.F64):
-      attrs["precision"] = "HIGHEST"
-    g = _ir._op(_ir.K["dot_general"], [g, m], attrs)
-    rank = len(g.dims)  # the new dim lands last: move it back
-    g = _ir.transpose(g, list(range(dim)) + [rank - 1] +
-                      list(range(dim, rank - 1)))
-  return g
+# ops::InterpolationKind's codes (python/misc_op_bindings.cc).
+_KIND_CODES = {"nearest": 0, "nearest_exact": 1, "linear": 2, "cubic": 3}
 
 
 def _check_sizes(grad, output_size, input_size, rank):
@@ -251,28 +86,13 @@ def _backward(name, kind, grad, output_size, input_size, scales,
   rank = len(scales)
   check_same_device(name, grad)
   output_size, input_size = _check_sizes(grad, output_size, input_size, rank)
-  g = xt_of(grad)
-  code = g.dtype
-  if code not in _ir.FLOAT_CODES:
+  if grad.dtype not in (torch.float32, torch.float64, torch.bfloat16,
+                        torch.float16):
     raise NotImplementedError(f"\"{name}\" not implemented for "
                               f"'{grad.dtype}'")
-  device = grad.device.index
-  if 0 in input_size or 0 in output_size:
-    return wrap(literal(0, code, input_size, device))
-  acc = _ir.F64 if code == _ir.F64 else _ir.F32
-  dims = [_Dim(n, m, acc, device) for n, m in zip(input_size[2:],
-                                                  output_size)]
-  if kind == "cubic" and input_size[2:] == output_size:
-    return wrap(g)  # eager copies when no size changes
-  taps = {
-      "nearest": lambda d, s: _nearest_taps(d, s, exact=False),
-      "nearest_exact": lambda d, s: _nearest_taps(d, s, exact=True),
-      "linear": lambda d, s: _linear_taps(d, align_corners, s),
-      "cubic": lambda d, s: _cubic_taps(d, align_corners, s),
-  }[kind]
-  matrices = [_matrix(d, taps(d, s)) for d, s in zip(dims, scales)]
-  value = apply_transposed(_ir.convert(g, acc), matrices)
-  return wrap(_ir.convert(value, code))
+  # One call (ops/interpolation_ops.h): A_d^T along each spatial dim.
+  return _XLAC._upsample_backward(grad, _KIND_CODES[kind], input_size,
+                                  list(scales), bool(align_corners))
 
 
 @op(aten.upsample_nearest1d_backward.default)
@@ -400,33 +220,7 @@ def forward(schema_name, a):
   if len(size) != rank or min(spatial + size) <= 0:
     return None
   check_same_device(name, x)
-  v = xt_of(x)
-  code = v.dtype
-  device = x.device.index
-  acc = _ir.F64 if code == _ir.F64 else _ir.F32
-  matrices = []  # (unlike the backward, eager's cubic forward never copies)
-  for n, m, s in zip(spatial, size, scales):
-    dim = _Dim(n, m, acc, device)
-    matrices.append(_matrix(dim, _taps_of(kind, dim, s,
-                                          a.get("align_corners") or False)))
-  value = _apply(_ir.convert(v, acc), matrices)
-  return wrap(_ir.convert(value, code))
-
-
-def _taps_of(kind, dim, scale, align_corners):
-  if kind == "nearest":
-    return _nearest_taps(dim, scale, exact=False)
-  if kind == "nearest_exact":
-    return _nearest_taps(dim, scale, exact=True)
-  if kind == "linear":
-    return _linear_taps(dim, align_corners, scale)
-  return _cubic_taps(dim, align_corners, scale)
-
-
-def _apply(v, matrices):
-  """A_d (shape [n_out, n_in]) applied along each of the last
-  len(matrices) dims of v."""
-  lead = len(v.dims) - len(matrices)
-  for axis, m in enumerate(matrices):
-    v = apply_matrix(v, m, lead + axis)
-  return v
+  # One call (ops/interpolation_ops.h): A_d along each spatial dim (unlike
+  # the backward, eager's cubic forward never copies).
+  return _XLAC._upsample(x, _KIND_CODES[kind], size, scales,
+                         bool(a.get("align_corners") or False))

@@ -5,10 +5,15 @@
 // in-place one. See op_bindings.h for the conventions.
 
 #include <cmath>
+#include <cstdint>
+#include <optional>
 #include <utility>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "pybind11/stl.h"
 #include "torch_xla/csrc/ops/embedding_ops.h"
+#include "torch_xla/csrc/ops/interpolation_ops.h"
 #include "torch_xla/csrc/ops/opmath.h"
 #include "torch_xla/csrc/python/bindings.h"
 #include "torch_xla/csrc/python/nn_op_bindings.h"
@@ -20,8 +25,58 @@
 namespace py = pybind11;
 
 namespace torch_xla::python {
+namespace {
+
+using Scales = std::vector<std::optional<double>>;
+
+// 0 nearest, 1 nearest-exact, 2 linear, 3 cubic (interpolation.py's
+// _KIND_CODES).
+ops::InterpolationKind InterpolationKindOf(int code) {
+  if (code < 0 || code > 3) {
+    ThrowStatus(absl::InvalidArgumentError(
+        absl::StrCat("unknown interpolation kind code ", code)));
+  }
+  return static_cast<ops::InterpolationKind>(code);
+}
+
+void InitInterpolationBindings(py::module_& m) {
+  m.def(
+      "_upsample",
+      [](py::handle x, int kind, const std::vector<int64_t>& size,
+         const Scales& scales, bool align_corners) {
+        Operand in = Read(x);
+        return WrapOrNone(
+            ValueOrThrow(ops::Upsample(in.value, InterpolationKindOf(kind),
+                                       size, scales, align_corners)),
+            in.tensor->device());
+      },
+      py::arg("x"), py::arg("kind"), py::arg("size"), py::arg("scales"),
+      py::arg("align_corners"),
+      "Upsampling of x [N, C, *spatial] to `size` (ops/interpolation_ops.h; "
+      "kind 0 nearest, 1 nearest-exact, 2 linear, 3 cubic; scales None "
+      "where not given); returns an 'xla' tensor.");
+  m.def(
+      "_upsample_backward",
+      [](py::handle grad, int kind, const std::vector<int64_t>& input_size,
+         const Scales& scales, bool align_corners) {
+        Operand g = Read(grad);
+        return WrapTensor(ResultTensor(
+            ValueOrThrow(ops::UpsampleBackward(g.value,
+                                               InterpolationKindOf(kind),
+                                               input_size, scales,
+                                               align_corners)),
+            g.tensor, g.value));
+      },
+      py::arg("grad"), py::arg("kind"), py::arg("input_size"),
+      py::arg("scales"), py::arg("align_corners"),
+      "The upsampling's input gradient [input_size] from grad "
+      "(ops/interpolation_ops.h); a new 'xla' tensor.");
+}
+
+}  // namespace
 
 void InitMiscOpBindings(py::module_& m) {
+  InitInterpolationBindings(m);
   m.def(
       "_embedding_renorm_",
       [](py::handle weight, py::handle indices, double max_norm,
