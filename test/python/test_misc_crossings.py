@@ -41,6 +41,11 @@ def _crossings(fn):
   return result, names
 
 
+def _zeroed(tensors):
+  aten._foreach_zero_(tensors)
+  return tensors
+
+
 def _cases():
   """name -> (op on 'xla' tensors, the same op on cpu tensors)."""
   torch.manual_seed(0)
@@ -55,6 +60,9 @@ def _cases():
   vol = torch.randn(1, 2, 3, 4, 5)
   vol_grad = torch.randn(1, 2, 6, 8, 7)
   line = torch.randn(2, 3, 5)
+  u8 = torch.randint(0, 200, (4, 5), dtype=torch.uint8)
+  ints = torch.randint(-9, 9, (4, 5))
+  half = torch.randn(6).to(torch.bfloat16)
   ids = torch.tensor([[0, 3], [3, 7]])
   cases = {
       "addmm": lambda s, a, b: aten.addmm(s, a, b),
@@ -95,10 +103,23 @@ def _cases():
                                              [1, 2, 3, 4, 5], False)),
       "upsample_nearest_exact1d_backward": lambda line: (
           aten._upsample_nearest_exact1d_backward(line, [5], [2, 3, 3])),
+      "abs_uint8": lambda u8: aten.abs(u8),
+      "round_int": lambda ints: aten.round(ints),
+      "floor_int": lambda ints: aten.floor(ints),
+      "foreach_norm": lambda s, row, half: aten._foreach_norm.Scalar(
+          [s, row, half], 2),
+      "foreach_norm_p3_f64": lambda s, half: aten._foreach_norm.Scalar(
+          [s, half], 3, dtype=torch.float64),
+      "foreach_norm_inf": lambda s, row: aten._foreach_norm.Scalar(
+          [s, row], float("inf")),
+      "foreach_max": lambda s, ints, half: aten._foreach_max([s, ints, half]),
+      "foreach_zero": lambda s, u8: aten._foreach_zero([s, u8]),
+      "foreach_zero_": lambda s, u8: _zeroed([s.clone(), u8.clone()]),
   }
   args = {"s": s, "a": a, "b": b, "row": row, "bs": bs, "ba": ba, "bb": bb,
           "v": v, "m": m, "sv": sv, "table": table, "ids": ids, "im": im,
-          "im_grad": im_grad, "vol": vol, "vol_grad": vol_grad, "line": line}
+          "im_grad": im_grad, "vol": vol, "vol_grad": vol_grad, "line": line,
+          "u8": u8, "ints": ints, "half": half}
   out = {}
   for name, fn in cases.items():
     names = fn.__code__.co_varnames[:fn.__code__.co_argcount]
@@ -115,5 +136,11 @@ def test_op_crosses_into_cpp_once(name):
   xla = [t.to(DEV) for t in host]
   result, names = _crossings(lambda: fn(*xla))
   assert len(names) == 1, f"{name}: {len(names)} crossings: {names}"
-  assert result.device.type == "xla"
-  torch.testing.assert_close(result.cpu(), fn(*host), rtol=1e-5, atol=1e-5)
+  expected = fn(*host)
+  if isinstance(result, torch.Tensor):
+    result, expected = [result], [expected]
+  assert len(result) == len(expected)
+  for got, want in zip(result, expected):
+    assert got.device.type == "xla" and got.dtype == want.dtype
+    tol = 1e-2 if want.dtype == torch.bfloat16 else 1e-5
+    torch.testing.assert_close(got.cpu(), want, rtol=tol, atol=tol)

@@ -331,38 +331,16 @@ def _power_sum(v, ord_, acc, device):
   return _ir.reduce(p, list(range(len(shape))), "sum")
 
 
-def _vector_norm(t, ord_, dtype):
-  """The vector norm of all elements of 'xla' tensor t (0-dim handle)."""
-  code = code_of(dtype or t.dtype)
-  if code not in _ir.FLOAT_CODES:
-    raise RuntimeError(f"_foreach_norm: expected a floating point tensor, "
-                       f"got {t.dtype}")
-  acc = _opmath(code)
-  device = t.device.index
-  v = xt_of(t)
-  dims = list(range(len(v.dims)))
-  ord_ = float(ord_)
-  if ord_ in (float("inf"), float("-inf")):
-    a = _ir.unary("abs", _ir.convert(v, acc))
-    out = _ir.reduce(a, dims, "max" if ord_ > 0 else "min")
-  elif ord_ == 0:
-    nonzero = _ir.convert(
-        _ir.compare(v, literal(0, v.dtype, v.dims, device), "NE"), acc)
-    out = _ir.reduce(nonzero, dims, "sum")
-  else:
-    total = _power_sum(v, ord_, acc, device)
-    if ord_ == 2:
-      out = _ir.unary("sqrt", total)
-    elif ord_ == 1:
-      out = total
-    else:
-      out = _ir.binary("power", total, literal(1.0 / ord_, acc, (), device))
-  return _ir.convert(out, code)
-
-
 @op(aten._foreach_norm.Scalar)
 def _foreach_norm(self, ord=2, dtype=None):
-  return [wrap(_vector_norm(t, ord, dtype)) for t in self]
+  """Each tensor's vector norm: one _XLAC call for the list
+  (ops/reduction_ops.h VectorNorm, in opmath)."""
+  for t in self:
+    if not (dtype or t.dtype).is_floating_point:
+      raise RuntimeError(f"_foreach_norm: expected a floating point tensor, "
+                         f"got {t.dtype}")
+  return _XLAC._foreach_vector_norm(
+      list(self), float(ord), None if dtype is None else code_of(dtype))
 
 
 @op(aten._foreach_powsum.Scalar)
@@ -378,26 +356,21 @@ def _foreach_powsum(self, ord=2, dtype=None):
 
 @op(aten._foreach_max.default)
 def _foreach_max(self):
-  out = []
   for t in self:
     if t.numel() == 0:
       raise RuntimeError("_foreach_max: max(): Expected reduction dim to be "
                          "specified for input.numel() == 0.")
-    v = xt_of(t)
-    out.append(wrap(_ir.reduce(v, list(range(len(v.dims))), "max")))
-  return out
+  return _XLAC._foreach_max(list(self))  # one call (ops/reduction_ops.h)
 
 
 @op(aten._foreach_zero_.default)
 def _foreach_zero_(self):
-  for t in self:
-    commit(t, literal(0, code_of(t.dtype), list(t.shape), t.device.index))
+  _XLAC._foreach_zero(list(self), True)
 
 
 @op(aten._foreach_zero.default)
 def _foreach_zero(self):
-  return [wrap(literal(0, code_of(t.dtype), list(t.shape), t.device.index))
-          for t in self]
+  return _XLAC._foreach_zero(list(self), False)
 
 
 @op(aten._foreach_copy_.default)

@@ -17,7 +17,6 @@ from torch_xla._dtypes import _CODES
 from torch_xla._ops.elementwise import (_float_type, div, inplace_commit,
                                         inplace_of)
 from torch_xla._ops.registry import aten, op
-from torch_xla._tensor import wrap, xt_of
 
 
 def _unary_float(name, opmath=False):
@@ -62,7 +61,7 @@ def _unary_same(name):
       raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
     if x.dtype in _UNSIGNED or x.dtype is torch.bool:
       if name == "abs":  # |x| = x
-        return x if _inplace else wrap(_XLAC._clone(xt_of(x)))
+        return x if _inplace else _XLAC._copy_of(x)
       if name == "sign":  # 0 or 1 = min(x, 1) (bool: x itself)
         return _XLAC._elementwise_op(_MINIMUM, (x, 1), _CODES[x.dtype],
                                      None, _inplace)
@@ -146,7 +145,7 @@ def _integer_identity_or(name):
   def rule(x):
     _no_bool_rounding(kernel, x)
     if not x.dtype.is_floating_point:
-      return wrap(_XLAC._clone(xt_of(x)))
+      return _XLAC._copy_of(x)
     return _XLAC._unary(kind, x, _CODES[x.dtype], False)
 
   rule.__name__ = name

@@ -14,13 +14,16 @@
 #include "pybind11/stl.h"
 #include "torch_xla/csrc/ops/embedding_ops.h"
 #include "torch_xla/csrc/ops/interpolation_ops.h"
+#include "torch_xla/csrc/ops/build_util.h"
 #include "torch_xla/csrc/ops/opmath.h"
+#include "torch_xla/csrc/ops/reduction_ops.h"
 #include "torch_xla/csrc/python/bindings.h"
 #include "torch_xla/csrc/python/nn_op_bindings.h"
 #include "torch_xla/csrc/python/op_bindings.h"
 #include "torch_xla/csrc/python/scalar_leaves.h"
 #include "torch_xla/csrc/python/status_conversion.h"
 #include "torch_xla/csrc/python/torch_tensor.h"
+#include "torch_xla/csrc/tensor/views.h"
 
 namespace py = pybind11;
 
@@ -73,10 +76,85 @@ void InitInterpolationBindings(py::module_& m) {
       "(ops/interpolation_ops.h); a new 'xla' tensor.");
 }
 
+// Every dim of `v`: a reduction over all of it.
+std::vector<int64_t> AllDims(const Value& v) {
+  return ops::Range(0, static_cast<int64_t>(v.shape().dims.size()));
+}
+
+// The _foreach ops without a per-element rule: one call per list, each
+// tensor's result from its family's builder.
+void InitForeachBindings(py::module_& m) {
+  m.def(
+      "_foreach_vector_norm",
+      [](const py::list& tensors, double ord, std::optional<int> code) {
+        py::list out;
+        for (py::handle t : tensors) {
+          Operand in = Read(t);
+          const DType dtype = code ? ToDType(*code) : in.value.shape().dtype;
+          const DType acc = ops::OpMathType(dtype);
+          Value p, inv_p;
+          if (!std::isinf(ord) && ord != 0 && ord != 1 && ord != 2) {
+            p = ScalarLeafAtSite(py::float_(ord), acc);
+            inv_p = ScalarLeafAtSite(py::float_(1.0 / ord), acc);
+          }
+          out.append(WrapOrNone(
+              ValueOrThrow(ops::VectorNorm(in.value, ord, AllDims(in.value),
+                                           false, dtype, std::move(p),
+                                           std::move(inv_p))),
+              in.tensor->device()));
+        }
+        return out;
+      },
+      py::arg("tensors"), py::arg("ord"), py::arg("dtype"),
+      "aten._foreach_norm: each tensor's vector norm over all its elements "
+      "(ops/reduction_ops.h VectorNorm), in `dtype` (None: the tensor's).");
+  m.def(
+      "_foreach_max",
+      [](const py::list& tensors) {
+        py::list out;
+        for (py::handle t : tensors) {
+          Operand in = Read(t);
+          out.append(WrapOrNone(
+              ValueOrThrow(ops::ReduceExtreme(in.value, AllDims(in.value),
+                                              "max", false)),
+              in.tensor->device()));
+        }
+        return out;
+      },
+      py::arg("tensors"),
+      "aten._foreach_max: each (non-empty) tensor's max, NaN winning "
+      "(ops/reduction_ops.h).");
+  m.def(
+      "_foreach_zero",
+      [](const py::list& tensors, bool inplace) {
+        py::list out;
+        for (py::handle t : tensors) {
+          const Shape& shape = ToXlaTensor(t)->shape();
+          out.append(Finish(ValueOrThrow(MakeLiteral(0, shape.dtype,
+                                                     shape.dims)),
+                            t, inplace, "_foreach_zero_"));
+        }
+        return out;
+      },
+      py::arg("tensors"), py::arg("inplace"),
+      "aten._foreach_zero(_): zeros of each tensor's shape and dtype, new "
+      "tensors or (inplace) written into each.");
+}
+
 }  // namespace
 
 void InitMiscOpBindings(py::module_& m) {
+  m.def(
+      "_copy_of",
+      [](py::handle x) {
+        return WrapTensor(ValueOrThrow(CloneTensor(*ToXlaTensor(x))));
+      },
+      py::arg("x"),
+      "A new 'xla' tensor (new tensor and alias IDs) with x's value: the "
+      "rules whose result is their input (abs of an unsigned tensor, "
+      "rounding an integer one).");
   InitInterpolationBindings(m);
+  InitForeachBindings(m);
   m.def(
       "_embedding_renorm_",
       [](py::handle weight, py::handle indices, double max_norm,
