@@ -63,6 +63,7 @@ def _cases():
   u8 = torch.randint(0, 200, (4, 5), dtype=torch.uint8)
   ints = torch.randint(-9, 9, (4, 5))
   half = torch.randn(6).to(torch.bfloat16)
+  flags = torch.randn(4, 5) > 0
   ids = torch.tensor([[0, 3], [3, 7]])
   cases = {
       "addmm": lambda s, a, b: aten.addmm(s, a, b),
@@ -115,11 +116,23 @@ def _cases():
       "foreach_max": lambda s, ints, half: aten._foreach_max([s, ints, half]),
       "foreach_zero": lambda s, u8: aten._foreach_zero([s, u8]),
       "foreach_zero_": lambda s, u8: _zeroed([s.clone(), u8.clone()]),
+      "add_alpha": lambda s, row: aten.add.Tensor(s, row, alpha=-2.5),
+      "add_alpha_mixed": lambda row, ints: aten.add.Tensor(row, ints, alpha=3),
+      "add_alpha_bool": lambda flags: aten.add.Tensor(flags, flags,
+                                                      alpha=True),
+      "sub_alpha_int": lambda ints: aten.sub.Tensor(ints, ints * 3,
+                                                    alpha=-7),
+      "rsub_alpha": lambda s, row: aten.rsub.Tensor(s, row, alpha=0.5),
+      "add_alpha_": lambda s, row: aten.add_.Tensor(s.clone(), row,
+                                                    alpha=2.0),
+      "sub_alpha_": lambda ints, u8: aten.sub_.Tensor(ints.clone(), u8,
+                                                     alpha=4),
   }
   args = {"s": s, "a": a, "b": b, "row": row, "bs": bs, "ba": ba, "bb": bb,
           "v": v, "m": m, "sv": sv, "table": table, "ids": ids, "im": im,
           "im_grad": im_grad, "vol": vol, "vol_grad": vol_grad, "line": line,
-          "u8": u8, "ints": ints, "half": half}
+          "u8": u8, "ints": ints, "half": half,
+          "flags": flags}
   out = {}
   for name, fn in cases.items():
     names = fn.__code__.co_varnames[:fn.__code__.co_argcount]

@@ -43,8 +43,8 @@ def _inplace_binary(op, name, float_result=False):
     dtype = result_type(x, y)
     if float_result:
       dtype = _float_type(dtype)
-    return _XLAC._arithmetic_(op, x, _scaled(y, alpha, dtype),
-                              _CODES[dtype])
+    y, alpha = _scaled(y, alpha, dtype)
+    return _XLAC._arithmetic_(op, x, y, _CODES[dtype], alpha)
 
   rule.__name__ = name + "_"
   return rule
@@ -61,9 +61,8 @@ def _binary(name, a, b, compute_dtype, inplace=False):
                          inplace)
 
 
-def _scaled(b, alpha, dtype):
-  """b * alpha for add/sub's alpha argument, which eager checks against
-  the result dtype first."""
+def _check_alpha(alpha, dtype):
+  """Eager's checks of add/sub's alpha against the result dtype."""
   if isinstance(alpha, bool) and dtype != torch.bool:
     raise RuntimeError("Boolean alpha only supported for Boolean results.")
   if isinstance(alpha, float) and not (dtype.is_floating_point or
@@ -73,17 +72,25 @@ def _scaled(b, alpha, dtype):
   if isinstance(alpha, complex) and not dtype.is_complex:
     raise RuntimeError("For non-complex input tensors, argument alpha must "
                        "not be a complex number.")
+
+
+def _scaled(b, alpha, dtype):
+  """(b, alpha) for the arithmetic bindings, which compute a op (b * alpha)
+  in `dtype` in one call: a number (or cpu) b is scaled here, alpha 1 is
+  None."""
+  _check_alpha(alpha, dtype)
   if alpha == 1:
-    return b
-  if isinstance(b, XlaTensor):
-    return mul(b, alpha)
-  return b * alpha
+    return b, None
+  if not isinstance(b, XlaTensor):
+    return b * alpha, None
+  return b, alpha
 
 
 @op(aten.add.Tensor, aten.add.Scalar)
 def add(a, b, alpha=1):
   dtype = result_type(a, b)
-  return _arithmetic(_ADD, a, _scaled(b, alpha, dtype), _CODES[dtype])
+  b, alpha = _scaled(b, alpha, dtype)
+  return _arithmetic(_ADD, a, b, _CODES[dtype], alpha)
 
 
 def _is_bool(t):
@@ -108,14 +115,16 @@ def _check_bool_sub(a, b):
 def sub(a, b, alpha=1):
   _check_bool_sub(a, b)
   dtype = result_type(a, b)
-  return _arithmetic(_SUB, a, _scaled(b, alpha, dtype), _CODES[dtype])
+  b, alpha = _scaled(b, alpha, dtype)
+  return _arithmetic(_SUB, a, b, _CODES[dtype], alpha)
 
 
 @op(aten.rsub.Tensor, aten.rsub.Scalar)
 def rsub(a, b, alpha=1):
   _check_bool_sub(b, a)
   dtype = result_type(a, b)
-  return _arithmetic(_SUB, b, _scaled(a, alpha, dtype), _CODES[dtype])
+  a, alpha = _scaled(a, alpha, dtype)
+  return _arithmetic(_SUB, b, a, _CODES[dtype], alpha)
 
 
 @op(aten.mul.Tensor, aten.mul.Scalar)

@@ -135,8 +135,8 @@ absl::StatusOr<std::vector<Tap>> LinearTaps(const Dim& dim,
   TXLA_ASSIGN_OR_RETURN(Value x, dim.Source(ratio, align_corners, false));
   TXLA_ASSIGN_OR_RETURN(Value i0, dim.FloorIndex(x));
   TXLA_ASSIGN_OR_RETURN(Value base, MakeConvert(i0, dim.dtype()));
-  TXLA_ASSIGN_OR_RETURN(Value l1,
-                        Apply(OpKind::kSubtract, std::move(x), std::move(base)));
+  TXLA_ASSIGN_OR_RETURN(
+      Value l1, Apply(OpKind::kSubtract, std::move(x), std::move(base)));
   TXLA_ASSIGN_OR_RETURN(l1, dim.Unit(std::move(l1)));
   TXLA_ASSIGN_OR_RETURN(Value last, dim.Lit(dim.n_in() - 1, DType::kI64));
   TXLA_ASSIGN_OR_RETURN(Value inside, Compare(i0, std::move(last), "LT"));
@@ -189,8 +189,8 @@ absl::StatusOr<std::vector<Tap>> CubicTaps(const Dim& dim, bool align_corners,
   TXLA_ASSIGN_OR_RETURN(Value x, dim.Source(ratio, align_corners, true));
   TXLA_ASSIGN_OR_RETURN(Value i, dim.FloorIndex(x));
   TXLA_ASSIGN_OR_RETURN(Value base, MakeConvert(i, dim.dtype()));
-  TXLA_ASSIGN_OR_RETURN(Value t,
-                        Apply(OpKind::kSubtract, std::move(x), std::move(base)));
+  TXLA_ASSIGN_OR_RETURN(
+      Value t, Apply(OpKind::kSubtract, std::move(x), std::move(base)));
   TXLA_ASSIGN_OR_RETURN(t, dim.Unit(std::move(t)));
   TXLA_ASSIGN_OR_RETURN(std::vector<Value> weights,
                         CubicWeights(dim, std::move(t)));
@@ -352,8 +352,9 @@ absl::StatusOr<Value> UpsampleBackward(
   }
   TXLA_ASSIGN_OR_RETURN(Value v, MakeConvert(std::move(grad),
                                              AccumulationOf(dtype)));
-  TXLA_ASSIGN_OR_RETURN(v, Resample(std::move(v), kind, spatial, output,
-                                    scales, align_corners, /*transposed=*/true));
+  TXLA_ASSIGN_OR_RETURN(v,
+                        Resample(std::move(v), kind, spatial, output, scales,
+                                 align_corners, /*transposed=*/true));
   return MakeConvert(std::move(v), dtype);
 }
 

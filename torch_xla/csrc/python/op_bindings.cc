@@ -164,41 +164,60 @@ void InitLinalgBindings(py::module_& m) {
       "tensor, or self updated with `inplace`.");
 }
 
+// (a, b), or (a, b, alpha) where alpha is not None.
+py::tuple WithAlpha(py::handle a, py::handle b, py::handle alpha) {
+  if (alpha.is_none()) return py::make_tuple(a, b);
+  return py::make_tuple(a, b, alpha);
+}
+
+// add/sub's b * alpha, both already in the op's dtype and shape (a bool
+// product is a logical and, as eager's bool alpha).
+Value ScaledByAlpha(Value b, const Value& alpha) {
+  return ValueOrThrow(
+      ops::Arithmetic(ops::ArithmeticOp::kMultiply, std::move(b), alpha));
+}
+
 void InitElementwiseOpBindings(py::module_& m) {
   m.def(
       "_arithmetic",
-      [](int op, py::handle a, py::handle b, int code) {
+      [](int op, py::handle a, py::handle b, int code, py::handle alpha) {
         const ops::ArithmeticOp kind =
             ValueOrThrow(ops::ArithmeticOpFromCode(op));
         int device = 0;
-        std::vector<Value> v =
-            ResolveOperands(py::make_tuple(a, b), ToDType(code), &device);
+        std::vector<Value> v = ResolveOperands(
+            WithAlpha(a, b, alpha), ToDType(code), &device);
+        if (!alpha.is_none()) v[1] = ScaledByAlpha(std::move(v[1]), v[2]);
         return Wrapped(
             ValueOrThrow(ops::Arithmetic(kind, std::move(v[0]),
                                          std::move(v[1]))),
             device);
       },
       py::arg("op"), py::arg("a"), py::arg("b"), py::arg("dtype"),
+      py::arg("alpha") = py::none(),
       "a op b (ops/arithmetic_ops.h; op: 0 add, 1 sub, 2 mul, 3 div) after "
-      "converting both (tensors or numbers) to `dtype` and broadcasting; "
-      "returns an 'xla' tensor.");
+      "converting both (tensors or numbers) to `dtype` and broadcasting; b "
+      "times `alpha` (add/sub's, a number; None for 1) in `dtype` first. "
+      "Returns an 'xla' tensor.");
   m.def(
       "_arithmetic_",
-      [](int op, py::handle x, py::handle y, int code) {
+      [](int op, py::handle x, py::handle y, int code, py::handle alpha) {
         const ops::ArithmeticOp kind =
             ValueOrThrow(ops::ArithmeticOpFromCode(op));
         TorchTensor target = InPlaceTarget(x);
         int device = 0;
-        std::vector<Value> v =
-            ResolveOperands(py::make_tuple(x, y), ToDType(code), &device);
+        std::vector<Value> v = ResolveOperands(
+            WithAlpha(x, y, alpha), ToDType(code), &device);
+        if (!alpha.is_none()) v[1] = ScaledByAlpha(std::move(v[1]), v[2]);
         Value out = ValueOrThrow(ops::ArithmeticInPlace(
             kind, std::move(v[0]), std::move(v[1]), target.handle->shape()));
         return CommitInPlace(x.ptr(), target,
                              XlaTensor::FromIr(std::move(out), device));
       },
       py::arg("op"), py::arg("x"), py::arg("y"), py::arg("dtype"),
-      "x.op_(y) computed in `dtype`, rounded to x's dtype and committed "
-      "into x (ops/arithmetic_ops.h); returns x.");
+      py::arg("alpha") = py::none(),
+      "x.op_(y) computed in `dtype` (y times `alpha` first, None for 1), "
+      "rounded to x's dtype and committed into x (ops/arithmetic_ops.h); "
+      "returns x.");
   m.def(
       "_unary",
       [](int kind, py::handle x, int code, bool opmath, bool inplace) {
