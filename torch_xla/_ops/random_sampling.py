@@ -1,7 +1,9 @@
-"""Discrete random draws on the device, built on random_ops.py's seeds,
-bits and uniforms (its docstring states the design): multinomial,
-bernoulli, random_ (integer ranges), dropout, randperm, and the *_like
-factories."""
+"""Discrete random draws on the device (random_ops.py's docstring states
+the design): multinomial, bernoulli, random_ (integer ranges), dropout,
+randperm, the random factories (rand, randn, randint, randperm on the XLA
+key) and the *_like factories. Each rule checks eager's arguments, draws
+the seed and makes one call into its C++ builder
+(torch_xla/csrc/ops/random_ops.h)."""
 
 import torch
 
@@ -10,7 +12,7 @@ from torch_xla._ops._common import code_of, literal
 from torch_xla._ops.random_ops import (_DIGITS, _INT_RANGE, _TYPE_NAMES,
                                        _compute_code, _dtype_name,
                                        _empty_result, _float_code, _fmt,
-                                       normal_, seed, uniform_)
+                                       seed)
 from torch_xla._ops.registry import aten, op
 from torch_xla._tensor import wrap, xt_of
 
@@ -328,10 +330,6 @@ def _check_size(size):
 
 def _new_integers_below(dims, dtype, device, high, generator=None):
   return _new_integers(dims, dtype, device, 0, high, generator)
-
-
-def _new_permutation(dims, dtype, device, generator=None):
-  return _randperm(dims[0], None, generator, dtype, device)
 
 
 for _name, _new, _default in (
