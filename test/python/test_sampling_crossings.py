@@ -87,6 +87,8 @@ def _cases():
       "kthvalue": lambda: aten.kthvalue(x, 2, 1),
       "median.dim": lambda: aten.median.dim(x, 0, True),
       "median": lambda: aten.median(x),
+      "nanmedian.dim": lambda: aten.nanmedian.dim(x, 1),
+      "nanmedian": lambda: aten.nanmedian(x),
       # Device-side value checks are registered by the op's own call
       # (python/device_checks.h).
       "multinomial": lambda: torch.multinomial(probs, 2),

@@ -1,11 +1,12 @@
-"""Order statistics from one sort: kthvalue and median.
+"""Order statistics from one sort: kthvalue, median and nanmedian.
 
 Each is one call into its C++ builder (torch_xla/csrc/ops/order_ops.h,
 through _XLAC._order_statistic): the input is sorted along the dim
 (stable, PyTorch's float order: NaN largest) and each row's answer is
 taken at a position: k - 1 for kthvalue; for median the lower middle
 (n - 1) // 2, or, in a row holding NaN, its first NaN (eager's median
-propagates NaN). The index returned is that element's original position
+propagates NaN); for nanmedian the lower middle of the row's non-NaN
+elements (NaN for a row of NaN). The index returned is that element's original position
 (which of equal elements is unspecified in eager). The rules here raise
 eager's errors.
 """
@@ -51,3 +52,22 @@ def median(x):
   if x.numel() == 0:
     return torch.full((), float("nan"), dtype=x.dtype, device=x.device)
   return _XLAC._order_statistic("median", x.reshape(-1), 0, 0, False)[0]
+
+
+@op(aten.nanmedian.dim)
+def nanmedian_dim(x, dim, keepdim=False):
+  """The median of each row's non-NaN elements (NaN for a row of NaN)."""
+  _check_not_bool(x, "median_out")
+  dim = canonical_dim(dim, x.dim())
+  if x.dim() and x.shape[dim] == 0:
+    raise IndexError(
+        f"median(): Expected reduction dim {dim} to have non-zero size.")
+  return _XLAC._order_statistic("nanmedian", x, 0, dim, keepdim)
+
+
+@op(aten.nanmedian.default)
+def nanmedian(x):
+  _check_not_bool(x, "median_cpu")
+  if x.numel() == 0:
+    return torch.full((), float("nan"), dtype=x.dtype, device=x.device)
+  return _XLAC._order_statistic("nanmedian", x.reshape(-1), 0, 0, False)[0]

@@ -1,4 +1,4 @@
-"""kthvalue and median (with and without dim) against eager CPU PyTorch:
+"""kthvalue, median and nanmedian (with and without dim) against eager CPU PyTorch:
 values, indices and gradients on random inputs with distinct values (so
 the index of the answer is unique), keepdim, negative dims, 0-d inputs,
 and rows holding NaN (median propagates NaN, at the first NaN's index).
@@ -59,11 +59,31 @@ def test_median_nan_rows_take_the_first_nan():
   check_op(lambda a: a.kthvalue(5, 1), x, grad=False)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16,
+                                   torch.int64])
+def test_nanmedian(dtype):
+  x = _distinct((4, 7), dtype)
+  check_op(lambda a: a.nanmedian(1), x)
+  check_op(lambda a: a.nanmedian(0, True), x)
+  check_op(lambda a: a.nanmedian(), x)
+
+
+def test_nanmedian_skips_nan():
+  x = torch.tensor([[3.0, NAN, 1.0, NAN, 2.0],
+                    [NAN, NAN, NAN, NAN, NAN],
+                    [NAN, 1.0, 2.0, 3.0, 4.0],
+                    [4.0, 3.0, 2.0, 1.0, 0.0]])
+  check_op(lambda a: a.nanmedian(1), x, grad=False)
+  check_op(lambda a: a.nanmedian(), x, grad=False)
+  check_op(lambda a: a.nanmedian(), torch.tensor([NAN, NAN]), grad=False)
+
+
 def test_0d_inputs():
   x = torch.tensor(2.5)
   check_op(lambda a: a.kthvalue(1), x)
   check_op(lambda a: a.median(0), x)
   check_op(lambda a: a.median(), x)
+  check_op(lambda a: a.nanmedian(0), x)
 
 
 def test_results_keep_no_alias_of_the_input():

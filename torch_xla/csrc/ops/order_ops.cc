@@ -9,6 +9,7 @@
 #include "torch_xla/csrc/ir/status_macros.h"
 #include "torch_xla/csrc/ir/value_builders.h"
 #include "torch_xla/csrc/ops/build_util.h"
+#include "torch_xla/csrc/ops/scatter_ops.h"
 
 namespace torch_xla::ops {
 namespace {
@@ -140,6 +141,52 @@ absl::StatusOr<std::pair<Value, Value>> Median(Value x, int64_t dim,
                                             std::move(middle.first)));
   TXLA_ASSIGN_OR_RETURN(Value index, Select(any_nan, std::move(first),
                                             std::move(middle.second)));
+  return std::make_pair(std::move(value), std::move(index));
+}
+
+absl::StatusOr<std::pair<Value, Value>> NanMedian(Value x, int64_t dim,
+                                                  bool keepdim) {
+  if (x.shape().rank() == 0 || !IsFloating(x.shape().dtype)) {
+    return Median(std::move(x), dim, keepdim);
+  }
+  TXLA_RETURN_IF_ERROR(CheckDim("nanmedian", x, dim));
+  const int64_t n = x.shape().dims[dim];
+  if (n == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("nanmedian: dim ", dim, " of ", x.shape().ToString(),
+                     " is empty"));
+  }
+  // k, the row's non-NaN count, kept as size 1; the position (k - 1) // 2
+  // of the sorted row (the NaNs sort last), or (n - 1) // 2 for k = 0.
+  TXLA_ASSIGN_OR_RETURN(Value is_number, Compare(x, x, "EQ"));
+  TXLA_ASSIGN_OR_RETURN(Value ones, MakeConvert(std::move(is_number),
+                                                DType::kI64));
+  TXLA_ASSIGN_OR_RETURN(Value k, MakeReduce(std::move(ones), {dim}, "sum",
+                                            true));
+  TXLA_ASSIGN_OR_RETURN(Value one, LiteralLike(1, k));
+  TXLA_ASSIGN_OR_RETURN(Value two, LiteralLike(2, k));
+  TXLA_ASSIGN_OR_RETURN(Value lower, Apply(OpKind::kSubtract, k, one));
+  TXLA_ASSIGN_OR_RETURN(lower, Apply(OpKind::kDivide, std::move(lower),
+                                     std::move(two)));
+  TXLA_ASSIGN_OR_RETURN(Value zero, LiteralLike(0, k));
+  TXLA_ASSIGN_OR_RETURN(Value some, Compare(std::move(k), std::move(zero),
+                                            "GT"));
+  TXLA_ASSIGN_OR_RETURN(Value middle,
+                        LiteralLike(static_cast<double>((n - 1) / 2), lower));
+  TXLA_ASSIGN_OR_RETURN(Value position, Select(std::move(some),
+                                               std::move(lower),
+                                               std::move(middle)));
+  TXLA_ASSIGN_OR_RETURN(auto sorted, SortAlong(std::move(x), dim, false));
+  TXLA_ASSIGN_OR_RETURN(Value value, GatherAlongDim(std::move(sorted.first),
+                                                    dim, position));
+  TXLA_ASSIGN_OR_RETURN(Value index, GatherAlongDim(std::move(sorted.second),
+                                                    dim, position));
+  if (!keepdim) {
+    std::vector<int64_t> dims = value.shape().dims;
+    dims.erase(dims.begin() + dim);
+    TXLA_ASSIGN_OR_RETURN(value, MakeReshape(std::move(value), dims));
+    TXLA_ASSIGN_OR_RETURN(index, MakeReshape(std::move(index), dims));
+  }
   return std::make_pair(std::move(value), std::move(index));
 }
 

@@ -1,8 +1,8 @@
 #ifndef TORCH_XLA_CSRC_OPS_ORDER_OPS_H_
 #define TORCH_XLA_CSRC_OPS_ORDER_OPS_H_
 
-// Order statistics from one IR sort: sort/argsort, topk, kthvalue and
-// median. The sort is of (x, iota) along the dim, stable (equal elements
+// Order statistics from one IR sort: sort/argsort, topk, kthvalue,
+// median and nanmedian. The sort is of (x, iota) along the dim, stable (equal elements
 // keep index order), in PyTorch's float order (NaN largest, -0.0 equal to
 // 0.0); O(n) memory and O(n log n) work per row, top-k is the sort and a
 // slice (StableHLO has no top-k). Indices are s64 positions along the dim.
@@ -40,6 +40,13 @@ absl::StatusOr<std::pair<Value, Value>> KthValue(Value x, int64_t k,
 // A 0-d x gives {x, 0}.
 absl::StatusOr<std::pair<Value, Value>> Median(Value x, int64_t dim,
                                                bool keepdim);
+
+// nanmedian.dim: the median of each row's non-NaN elements (the lower
+// middle of the k of them, sorted first); a row of NaN only gives NaN at
+// position (n - 1) // 2 of the sorted row, as eager. A 0-d x gives {x, 0};
+// non-float x is Median.
+absl::StatusOr<std::pair<Value, Value>> NanMedian(Value x, int64_t dim,
+                                                  bool keepdim);
 
 }  // namespace torch_xla::ops
 

@@ -236,16 +236,20 @@ void InitOrderBindings(py::module_& m) {
         if (kind == "kthvalue") {
           return Pair(ValueOrThrow(ops::KthValue(v, k, dim, keepdim)), t, v);
         }
+        if (kind == "nanmedian") {
+          return Pair(ValueOrThrow(ops::NanMedian(v, dim, keepdim)), t, v);
+        }
         if (kind != "median") {
           ThrowStatus(absl::InvalidArgumentError(
-              "kind must be 'kthvalue' or 'median', got '" + kind + "'"));
+              "kind must be 'kthvalue', 'median' or 'nanmedian', got '" +
+              kind + "'"));
         }
         return Pair(ValueOrThrow(ops::Median(v, dim, keepdim)), t, v);
       },
       py::arg("kind"), py::arg("x"), py::arg("k"), py::arg("dim"),
       py::arg("keepdim"),
-      "(values, indices) of kthvalue (the k-th smallest) or median along "
-      "the canonical dim (ops/order_ops.h).");
+      "(values, indices) of kthvalue (the k-th smallest), median or "
+      "nanmedian along the canonical dim (ops/order_ops.h).");
 }
 
 // The row-major pairs i < j of n rows as two s64 [n (n - 1) / 2] host
