@@ -116,6 +116,7 @@ def _cases():
       "foreach_max": lambda s, ints, half: aten._foreach_max([s, ints, half]),
       "foreach_zero": lambda s, u8: aten._foreach_zero([s, u8]),
       "foreach_zero_": lambda s, u8: _zeroed([s.clone(), u8.clone()]),
+      "one_hot": lambda ids: torch.nn.functional.one_hot(ids, 9),
       "add_alpha": lambda s, row: aten.add.Tensor(s, row, alpha=-2.5),
       "add_alpha_mixed": lambda row, ints: aten.add.Tensor(row, ints, alpha=3),
       "add_alpha_bool": lambda flags: aten.add.Tensor(flags, flags,

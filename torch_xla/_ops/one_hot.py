@@ -20,17 +20,17 @@ does:
   (torch_xla/_device_checks.py), raising eager's RuntimeError at the next
   sync or read.
 
-The value itself is the comparison with an iota: one fused elementwise op,
-no scatter.
+The value itself is the comparison with an iota (one fused elementwise op,
+no scatter), built in C++ (ops/one_hot_ops.h) behind one _XLAC call.
 """
 
 import torch
 
-from torch_xla import _ir
+from torch_xla import _XLAC, _ir
 from torch_xla._ops import index_util
 from torch_xla._ops._common import literal
 from torch_xla._ops.registry import aten, op
-from torch_xla._tensor import XlaTensor, wrap, xt_of
+from torch_xla._tensor import XlaTensor, xt_of
 
 _NEGATIVE = "Class values must be non-negative."
 _TOO_LARGE = "Class values must be smaller than num_classes."
@@ -70,14 +70,10 @@ def one_hot(self, num_classes=-1):
       raise RuntimeError(_TOO_LARGE)
   elif num_classes < 1:
     raise RuntimeError(_TOO_LARGE)  # no class value can be valid
-  v = xt_of(self)
   if known is None:
-    _check_on_device(v, num_classes)
-  dims = shape + [num_classes]
-  device = v.device
-  spread = _ir.broadcast_in_dim(v, dims, list(range(len(shape))))
-  classes = _ir.iota(_ir.S64, dims, len(shape), device)
-  return wrap(_ir.convert(_ir.compare(spread, classes, "EQ"), _ir.S64))
+    _check_on_device(xt_of(self), num_classes)
+  # One call (ops/one_hot_ops.h).
+  return _XLAC._one_hot(self, num_classes)
 
 
 def _check_on_device(v, num_classes):

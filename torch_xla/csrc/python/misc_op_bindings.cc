@@ -14,6 +14,7 @@
 #include "pybind11/stl.h"
 #include "torch_xla/csrc/ops/embedding_ops.h"
 #include "torch_xla/csrc/ops/interpolation_ops.h"
+#include "torch_xla/csrc/ops/one_hot_ops.h"
 #include "torch_xla/csrc/ops/build_util.h"
 #include "torch_xla/csrc/ops/opmath.h"
 #include "torch_xla/csrc/ops/reduction_ops.h"
@@ -153,6 +154,16 @@ void InitMiscOpBindings(py::module_& m) {
       "A new 'xla' tensor (new tensor and alias IDs) with x's value: the "
       "rules whose result is their input (abs of an unsigned tensor, "
       "rounding an integer one).");
+  m.def(
+      "_one_hot",
+      [](py::handle x, int64_t num_classes) {
+        Operand in = Read(x);
+        return WrapOrNone(ValueOrThrow(ops::OneHot(in.value, num_classes)),
+                          in.tensor->device());
+      },
+      py::arg("x"), py::arg("num_classes"),
+      "aten.one_hot's s64 encoding of x's (checked) values "
+      "(ops/one_hot_ops.h).");
   InitInterpolationBindings(m);
   InitForeachBindings(m);
   m.def(
