@@ -11,36 +11,15 @@ test_indexing.py and the cases at the end of this file (in-place forms,
 device-computed indices, bool and 0-d inputs); the device-side checks'
 errors: test_device_index_checks.py."""
 
-import sys
-
 import pytest
 import torch
 
 import torch_xla
-from torch_xla import _XLAC
 import torch_xla.core.xla_model as xm
+from crossing_counter import crossings as _crossings
 
 aten = torch.ops.aten
 DEV = torch_xla.device()
-
-
-def _crossings(fn):
-  """(result, names of the _XLAC functions `fn` called), after one warm-up
-  call (first calls build caches)."""
-  fn()
-  names = []
-
-  def profile(frame, event, arg):
-    if event == "c_call" and (getattr(arg, "__self__", None) is _XLAC or
-                              "torch_xla" in (arg.__module__ or "")):
-      names.append(arg.__name__)
-
-  sys.setprofile(profile)
-  try:
-    result = fn()
-  finally:
-    sys.setprofile(None)
-  return result, names
 
 
 def _inputs():

@@ -10,35 +10,14 @@ functions while the op runs.
 Values against eager are in test/python/ops (test_linalg.py, ...); here a
 value check per case keeps a one-call rule from being a wrong one."""
 
-import sys
-
 import pytest
 import torch
 
 import torch_xla
-from torch_xla import _XLAC
+from crossing_counter import crossings as _crossings
 
 aten = torch.ops.aten
 DEV = torch_xla.device()
-
-
-def _crossings(fn):
-  """(result, names of the _XLAC functions `fn` called), after one warm-up
-  call (first calls build caches)."""
-  fn()
-  names = []
-
-  def profile(frame, event, arg):
-    if event == "c_call" and (getattr(arg, "__self__", None) is _XLAC or
-                              "torch_xla" in (arg.__module__ or "")):
-      names.append(arg.__name__)
-
-  sys.setprofile(profile)
-  try:
-    result = fn()
-  finally:
-    sys.setprofile(None)
-  return result, names
 
 
 def _zeroed(tensors):

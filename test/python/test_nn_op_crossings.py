@@ -8,36 +8,15 @@ sys.setprofile, as calls of _XLAC functions while the op runs.
 Values are compared with eager in test/python/ops (test_losses.py,
 test_normalization.py, test_reductions.py, ...); here a few sanity values only."""
 
-import sys
-
 import pytest
 import torch
 
 import torch_xla
-from torch_xla import _XLAC
 from torch_xla._ops.registry import RULES
+from crossing_counter import crossings as _crossings
 
 aten = torch.ops.aten
 DEV = torch_xla.device()
-
-
-def _crossings(fn):
-  """(result, names of the _XLAC functions `fn` called), after one warm-up
-  call (first calls build caches)."""
-  fn()
-  names = []
-
-  def profile(frame, event, arg):
-    if event == "c_call" and (getattr(arg, "__self__", None) is _XLAC or
-                              "torch_xla" in (arg.__module__ or "")):
-      names.append(arg.__name__)
-
-  sys.setprofile(profile)
-  try:
-    result = fn()
-  finally:
-    sys.setprofile(None)
-  return result, names
 
 
 def _host(t):

@@ -10,34 +10,19 @@ to composing. Values are checked against eager in
 test/python/ops/test_elementwise_builders.py.
 """
 
-import sys
-
 import pytest
 import torch
 import torch.nn.functional as F
 
 import torch_xla
-from torch_xla import _XLAC
+from crossing_counter import crossings
 
 DEV = torch_xla.device()
 
 
 def _crossings(fn):
   """The names of the _XLAC functions `fn()` calls, in order."""
-  calls = []
-
-  def profile(frame, event, arg):
-    if event == "c_call" and (getattr(arg, "__self__", None) is _XLAC or
-                              "torch_xla" in (getattr(arg, "__module__", None)
-                                              or "")):
-      calls.append(arg.__name__)
-
-  sys.setprofile(profile)
-  try:
-    fn()
-  finally:
-    sys.setprofile(None)
-  return calls
+  return crossings(fn, warm=False)[1]
 
 
 def _inputs():

@@ -14,36 +14,16 @@ Values are compared with eager in test/python/ops (test_random.py,
 test_reductions.py, test_order_stats.py, test_counting_ops.py,
 test_core_aten.py)."""
 
-import sys
-
 import pytest
 import torch
 
 import torch_xla
 from torch_xla import _XLAC
+from crossing_counter import crossings as _crossings
 
 aten = torch.ops.aten
 F = torch.nn.functional
 DEV = torch_xla.device()
-
-
-def _crossings(fn):
-  """(result, names of the _XLAC functions `fn` called), after one warm-up
-  call (first calls build caches)."""
-  fn()
-  names = []
-
-  def profile(frame, event, arg):
-    if event == "c_call" and (getattr(arg, "__self__", None) is _XLAC or
-                              "torch_xla" in (arg.__module__ or "")):
-      names.append(arg.__name__)
-
-  sys.setprofile(profile)
-  try:
-    result = fn()
-  finally:
-    sys.setprofile(None)
-  return result, names
 
 
 def _cases():

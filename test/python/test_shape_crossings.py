@@ -11,35 +11,15 @@ Values and gradients are compared with eager in test/python/ops
 reach (aliasing of single-input results, in-place commits through views,
 copy_'s scalar and broadcast sources)."""
 
-import sys
-
 import pytest
 import torch
 
 import torch_xla
 from torch_xla import _XLAC
+from crossing_counter import crossings as _crossings
 
 aten = torch.ops.aten
 DEV = torch_xla.device()
-
-
-def _crossings(fn):
-  """(result, names of the _XLAC functions `fn` called), after one warm-up
-  call (first calls build caches)."""
-  fn()
-  names = []
-
-  def profile(frame, event, arg):
-    if event == "c_call" and (getattr(arg, "__self__", None) is _XLAC or
-                              "torch_xla" in (arg.__module__ or "")):
-      names.append(arg.__name__)
-
-  sys.setprofile(profile)
-  try:
-    result = fn()
-  finally:
-    sys.setprofile(None)
-  return result, names
 
 
 def _host(t):
