@@ -36,38 +36,38 @@ def kthvalue(x, k, dim=-1, keepdim=False):
   return _XLAC._order_statistic("kthvalue", x, k, dim, keepdim)
 
 
-@op(aten.median.dim)
-def median_dim(x, dim, keepdim=False):
+def _median_dim(kind, x, dim, keepdim):
   _check_not_bool(x, "median_out")
   dim = canonical_dim(dim, x.dim())
   if x.dim() and x.shape[dim] == 0:
     raise IndexError(
         f"median(): Expected reduction dim {dim} to have non-zero size.")
-  return _XLAC._order_statistic("median", x, 0, dim, keepdim)
+  return _XLAC._order_statistic(kind, x, 0, dim, keepdim)
+
+
+def _median_all(kind, x):
+  _check_not_bool(x, "median_cpu")
+  if x.numel() == 0:
+    return torch.full((), float("nan"), dtype=x.dtype, device=x.device)
+  return _XLAC._order_statistic(kind, x.reshape(-1), 0, 0, False)[0]
+
+
+@op(aten.median.dim)
+def median_dim(x, dim, keepdim=False):
+  return _median_dim("median", x, dim, keepdim)
 
 
 @op(aten.median.default)
 def median(x):
-  _check_not_bool(x, "median_cpu")
-  if x.numel() == 0:
-    return torch.full((), float("nan"), dtype=x.dtype, device=x.device)
-  return _XLAC._order_statistic("median", x.reshape(-1), 0, 0, False)[0]
+  return _median_all("median", x)
 
 
 @op(aten.nanmedian.dim)
 def nanmedian_dim(x, dim, keepdim=False):
   """The median of each row's non-NaN elements (NaN for a row of NaN)."""
-  _check_not_bool(x, "median_out")
-  dim = canonical_dim(dim, x.dim())
-  if x.dim() and x.shape[dim] == 0:
-    raise IndexError(
-        f"median(): Expected reduction dim {dim} to have non-zero size.")
-  return _XLAC._order_statistic("nanmedian", x, 0, dim, keepdim)
+  return _median_dim("nanmedian", x, dim, keepdim)
 
 
 @op(aten.nanmedian.default)
 def nanmedian(x):
-  _check_not_bool(x, "median_cpu")
-  if x.numel() == 0:
-    return torch.full((), float("nan"), dtype=x.dtype, device=x.device)
-  return _XLAC._order_statistic("nanmedian", x.reshape(-1), 0, 0, False)[0]
+  return _median_all("nanmedian", x)
