@@ -184,6 +184,11 @@ def test_device_check_crossings():
   idx = _host(torch.tensor([1, 2])) * 2
   _, names = _crossings(lambda: aten.embedding(table, idx))
   assert names == ["_embedding"]
+  logits = _host(torch.randn(2, 5)).log_softmax(1)
+  target = _host(torch.tensor([1, 2])) * 2
+  _, names = _crossings(lambda: aten.nll_loss_forward(logits, target, None,
+                                                      1, -100))
+  assert names == ["_nll_loss"]
   import torch_xla.core.xla_model as xm
   xm.wait_device_ops()  # reads (and passes) the checks
 

@@ -119,15 +119,6 @@ def bounded_by(t, low, high):
   return known is not None and low <= known[0] and known[1] < high
 
 
-def check_on_device(v, size, dim, negative_ok, message, op=None,
-                    exempt=None, error=IndexError):
-  """Adds the device-side check that every index in handle `v` is in
-  range (see index_and_check; one call into C++); values equal to `exempt`
-  (nll_loss's ignore_index) pass too."""
-  _XLAC._check_index_on_device(
-      v, device_check(size, dim, negative_ok, message, op, exempt, error))
-
-
 def device_check(size, dim, negative_ok, message, op=None, exempt=None,
                  error=IndexError):
   """The device-side check that every index is in range, as the builder

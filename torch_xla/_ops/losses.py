@@ -63,16 +63,18 @@ def _nll_layout(name, x, target, weight):
 
 def _check_targets(x, target, ignore_index):
   """Eager's IndexError for a target outside [0, classes) that is not
-  ignore_index: at once when the host knows the targets' range, else by a
-  device-side check read at a later sync or read (docs/device_checks.md)."""
+  ignore_index: raised at once when the host knows the targets' range;
+  else returns the device-side check (read at a later sync or read,
+  docs/device_checks.md) that the op's binding registers. None: nothing
+  left to check."""
   check_same_device("nll_loss", target)
   if not target.numel():
-    return
+    return None
   classes = x.shape[0 if x.dim() == 1 else 1]
   if isinstance(target, XlaTensor):
     known = index_util.host_range(target)
     if known is None and index_util.bounded_by(target, 0, classes):
-      return
+      return None
   else:  # a cpu 0-dim target (check_same_device allows it)
     known = (int(target), int(target))
   if known is not None:
@@ -81,10 +83,10 @@ def _check_targets(x, target, ignore_index):
       if bad != ignore_index and not 0 <= bad < classes:
         raise IndexError(f"Target {bad} is out of bounds.")
     if lo >= 0 or lo == hi:
-      return  # every value is in range or ignore_index
-  index_util.check_on_device(xt_of(target), classes, None, False,
-                             "a target is out of bounds.", op="nll_loss",
-                             exempt=ignore_index)
+      return None  # every value is in range or ignore_index
+  return index_util.device_check(classes, None, False,
+                                 "a target is out of bounds.", op="nll_loss",
+                                 exempt=ignore_index)
 
 
 def _on_device(target, x):
@@ -98,10 +100,10 @@ def _on_device(target, x):
 def _nll_forward(x, target, weight, reduction, ignore_index):
   _check_reduction("nll_loss", reduction)
   _nll_layout("nll_loss", x, target, weight)
-  _check_targets(x, target, ignore_index)
+  check = _check_targets(x, target, ignore_index)
   # One-hot mask, weights and reduction: ops/loss_ops.h.
   return _XLAC._nll_loss(x, _on_device(target, x), weight, reduction,
-                         ignore_index)
+                         ignore_index, check)
 
 
 def _nll_backward(grad_output, x, target, weight, reduction, ignore_index,

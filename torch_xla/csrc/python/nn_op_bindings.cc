@@ -23,6 +23,7 @@
 #include "torch_xla/csrc/ops/reduction_ops.h"
 #include "torch_xla/csrc/ir/error_class.h"
 #include "torch_xla/csrc/python/bindings.h"
+#include "torch_xla/csrc/python/device_checks.h"
 #include "torch_xla/csrc/python/fast_rule_util.h"
 #include "torch_xla/csrc/python/nn_op_bindings.h"
 #include "torch_xla/csrc/python/op_bindings.h"
@@ -81,20 +82,23 @@ void InitLossBindings(py::module_& m) {
   m.def(
       "_nll_loss",
       [](py::handle x, py::handle target, py::handle weight, int64_t reduction,
-         py::handle ignore_index) {
+         py::handle ignore_index, py::handle check) {
         Operand in = Read(x);
+        Operand targets = Read(target);
         ops::NllLossResult r = ValueOrThrow(ops::NllLoss(
-            in.value, Read(target).value, OptionalValue(weight),
+            in.value, targets.value, OptionalValue(weight),
             ToReduction(reduction),
             ScalarLeafAtSite(ignore_index, DType::kI64)));
         const int device = in.tensor->device();
+        CheckIndex(targets.value, device, check);
         return py::make_tuple(WrapOrNone(std::move(r.loss), device),
                               WrapOrNone(std::move(r.total_weight), device));
       },
       py::arg("x"), py::arg("target"), py::arg("weight"), py::arg("reduction"),
-      py::arg("ignore_index"),
+      py::arg("ignore_index"), py::arg("check") = py::none(),
       "aten.nll_loss_forward (ops/loss_ops.h) -> (loss, total_weight); "
-      "`weight` a tensor or None.");
+      "`weight` a tensor or None; `check` None or the targets' device-side "
+      "index check (python/device_checks.h), registered in this call.");
   m.def(
       "_nll_loss_backward",
       [](py::handle grad, py::handle x, py::handle target, py::handle weight,
