@@ -152,15 +152,6 @@ def _cases():
 
 NAMES = sorted(_cases())
 
-# Ops whose values need a device-side check (torch_xla/_device_checks.py):
-# each check builds its predicate and registers it (python/device_checks.h),
-# one call each, before the op.
-_CHECKED = {
-    "binary_cross_entropy": ["_outside_unit_interval", "_add_device_check"
-                            ] * 2 + ["_binary_cross_entropy"],
-}
-
-
 @pytest.mark.parametrize("name", NAMES)
 def test_op_crosses_into_cpp_once(name):
   # Fresh inputs: the host remembers the range of only the newest uploads
@@ -168,10 +159,7 @@ def test_op_crosses_into_cpp_once(name):
   # device-side check (its own crossings: test_device_check_crossings).
   fn = _cases()[name]
   result, names = _crossings(fn)
-  if name in _CHECKED:
-    assert names == _CHECKED[name], f"{name}: {names}"
-  else:
-    assert len(names) == 1, f"{name}: {len(names)} crossings: {names}"
+  assert len(names) == 1, f"{name}: {len(names)} crossings: {names}"
   results = result if isinstance(result, tuple) else (result,)
   assert all(r is None or r.device.type == "xla" for r in results)
 

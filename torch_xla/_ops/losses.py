@@ -20,7 +20,7 @@ from torch_xla import _XLAC, _dtypes
 from torch_xla._ops import index_util
 from torch_xla._ops._common import check_same_device
 from torch_xla._ops.registry import aten, op
-from torch_xla._tensor import XlaTensor, xt_of
+from torch_xla._tensor import XlaTensor
 
 _NONE, _MEAN, _SUM = 0, 1, 2
 
@@ -215,27 +215,11 @@ def binary_cross_entropy(x, target, weight=None, reduction=_MEAN):
         f"input size ({x.shape}) is deprecated. Please ensure they have the "
         "same size.")
   check_same_device("binary_cross_entropy", target, weight)
-  _check_unit_interval(x, "input")
-  _check_unit_interval(target, "target")
-  return _XLAC._binary_cross_entropy(x, target, weight, reduction)
-
-
-def _check_unit_interval(t, what):
-  """Eager's RuntimeError when an element of `t` (binary_cross_entropy's
-  input or target) is outside [0, 1] or NaN: the values are the device's,
-  so a device-side check raising at the next sync or read
-  (docs/device_checks.md): one predicate built in C++ (ops/loss_ops.h)
-  and its fold into the step's code. Not made for an empty tensor or in a
-  traced body (it never runs by itself)."""
-  if not isinstance(t, XlaTensor) or t.numel() == 0:
-    return
-  v = xt_of(t)
-  if v.reads_placeholder:
-    return
-  from torch_xla import _device_checks
-  _device_checks.add(_XLAC._outside_unit_interval(v),
-                     f"binary_cross_entropy: all elements of {what} should "
-                     "be between 0 and 1", error=RuntimeError)
+  # Eager's RuntimeError for an element of x or target outside [0, 1] (or
+  # NaN): the values are the device's, so the binding registers device-side
+  # checks that raise at the next sync or read (docs/device_checks.md).
+  return _XLAC._binary_cross_entropy(x, target, weight, reduction,
+                                     check_values=True)
 
 
 @op(aten.binary_cross_entropy_backward.default)

@@ -58,6 +58,18 @@ Value OpMathScalar(py::handle number, const Operand& x) {
 
 namespace {
 
+// binary_cross_entropy's device-side check: eager's RuntimeError when an
+// element of `t` (its input or target) is outside [0, 1] or NaN. None for
+// an empty tensor.
+void CheckUnitInterval(const Operand& t, const char* what) {
+  if (t.value.shape().num_elements() == 0) return;
+  ThrowIfError(AddDeviceCheck(
+      ValueOrThrow(ops::OutsideUnitInterval(t.value)), t.tensor->device(),
+      absl::StrCat("binary_cross_entropy: all elements of ", what,
+                   " should be between 0 and 1"),
+      CheckError::kRuntimeError));
+}
+
 // A builder's result for the operand `in`: a clone of it where the builder
 // returned its value unchanged (a reduction over no dims), never an alias.
 py::object Result(Value value, const Operand& in) {
@@ -187,15 +199,22 @@ void InitPointwiseLossBindings(py::module_& m) {
   m.def(
       "_binary_cross_entropy",
       [](py::handle x, py::handle target, py::handle weight,
-         int64_t reduction) {
+         int64_t reduction, bool check_values) {
         Operand in = Read(x);
-        return WrapOrNone(ValueOrThrow(ops::BinaryCrossEntropy(
-                              in.value, Read(target).value,
-                              OptionalValue(weight), ToReduction(reduction))),
-                          in.tensor->device());
+        Operand t = Read(target);
+        Value loss = ValueOrThrow(ops::BinaryCrossEntropy(
+            in.value, t.value, OptionalValue(weight), ToReduction(reduction)));
+        if (check_values) {
+          CheckUnitInterval(in, "input");
+          CheckUnitInterval(t, "target");
+        }
+        return WrapOrNone(std::move(loss), in.tensor->device());
       },
       py::arg("x"), py::arg("target"), py::arg("weight"), py::arg("reduction"),
-      "aten.binary_cross_entropy (ops/loss_ops.h); weight a tensor or None.");
+      py::arg("check_values") = false,
+      "aten.binary_cross_entropy (ops/loss_ops.h); weight a tensor or None. "
+      "With `check_values`, registers eager's checks that x and target lie "
+      "in [0, 1] as device-side checks (python/device_checks.h).");
   m.def(
       "_binary_cross_entropy_backward",
       [](py::handle grad, py::handle x, py::handle target, py::handle weight,
@@ -224,21 +243,6 @@ void InitPointwiseLossBindings(py::module_& m) {
       py::arg("pos_weight"), py::arg("reduction"),
       "aten.binary_cross_entropy_with_logits (ops/loss_ops.h); weight and "
       "pos_weight tensors or None.");
-}
-
-void InitLossCheckBindings(py::module_& m) {
-  m.def(
-      "_outside_unit_interval",
-      [](py::handle x) {
-        Operand in = Read(x);
-        return XlaTensor::FromIr(
-            ValueOrThrow(ops::OutsideUnitInterval(in.value)),
-            in.tensor->device());
-      },
-      py::arg("x"),
-      "A pred 0-d handle: some element of the floating `x` is outside "
-      "[0, 1] or NaN (ops/loss_ops.h; binary_cross_entropy's device-side "
-      "check).");
 }
 
 void InitReductionOpBindings(py::module_& m) {
@@ -363,7 +367,6 @@ void InitNnOpBindings(py::module_& m) {
   InitLossBindings(m);
   InitPointwiseLossBindings(m);
   InitNormOpBindings(m);
-  InitLossCheckBindings(m);
 }
 
 }  // namespace torch_xla::python
