@@ -331,6 +331,17 @@ def test_one_hot_of_computed_values_raises_at_the_read_naming_the_op():
   assert ok.cpu().tolist() == [[0, 0, 1]]
 
 
+def test_one_hot_of_computed_negative_values_names_the_minimum_first():
+  # Eager CPU checks the minimum first: a negative value is named even
+  # when another value is too large.
+  for values in ([[1, -2]], [[7, -2]]):
+    _drain()
+    y = torch.nn.functional.one_hot(_computed(values), 3)
+    with pytest.raises(RuntimeError, match=r"^one_hot: Class values must be "
+                       r"non-negative\. \(a device-side check"):
+      y.cpu()
+
+
 def test_one_hot_under_inference_mode_is_checked_too():
   # aten::one_hot then reaches __torch_dispatch__ itself (no Autograd key).
   _drain()

@@ -137,3 +137,11 @@ def test_op_crosses_into_cpp_once(name):
     assert got.device.type == "xla" and got.dtype == want.dtype
     tol = 1e-2 if want.dtype == torch.bfloat16 else 1e-5
     torch.testing.assert_close(got.cpu(), want, rtol=tol, atol=tol)
+
+
+def test_one_hot_of_computed_values_registers_its_checks_in_its_call():
+  ids = torch.tensor([1, 4], device=DEV) * 2  # values only the device knows
+  result, names = _crossings(lambda: torch.nn.functional.one_hot(ids, 9))
+  assert names == ["_one_hot"]
+  assert result.cpu().tolist() == torch.nn.functional.one_hot(
+      torch.tensor([2, 8]), 9).tolist()

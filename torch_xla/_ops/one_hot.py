@@ -16,9 +16,9 @@ does:
   see index_util.host_range): at once, eager's class and text;
 - num_classes=-1 (inferred): the shape depends on the values, so eager
   reads max() (and min()) from the device; so do we, one read of both;
-- values computed on the device: a device-side check per bound
-  (torch_xla/_device_checks.py), raising eager's RuntimeError at the next
-  sync or read.
+- values computed on the device: a device-side check per bound, registered
+  by the op's one call (torch_xla/_device_checks.py), raising eager's
+  RuntimeError at the next sync or read.
 
 The value itself is the comparison with an iota (one fused elementwise op,
 no scatter), built in C++ (ops/one_hot_ops.h) behind one _XLAC call.
@@ -26,11 +26,10 @@ no scatter), built in C++ (ops/one_hot_ops.h) behind one _XLAC call.
 
 import torch
 
-from torch_xla import _XLAC, _ir
+from torch_xla import _XLAC
 from torch_xla._ops import index_util
-from torch_xla._ops._common import literal
 from torch_xla._ops.registry import aten, op
-from torch_xla._tensor import XlaTensor, xt_of
+from torch_xla._tensor import XlaTensor
 
 _NEGATIVE = "Class values must be non-negative."
 _TOO_LARGE = "Class values must be smaller than num_classes."
@@ -70,26 +69,20 @@ def one_hot(self, num_classes=-1):
       raise RuntimeError(_TOO_LARGE)
   elif num_classes < 1:
     raise RuntimeError(_TOO_LARGE)  # no class value can be valid
-  if known is None:
-    _check_on_device(xt_of(self), num_classes)
-  # One call (ops/one_hot_ops.h).
-  return _XLAC._one_hot(self, num_classes)
+  # One call (ops/one_hot_ops.h), which registers the device-side checks.
+  return _XLAC._one_hot(self, num_classes,
+                        _device_checks(num_classes) if known is None else ())
 
 
-def _check_on_device(v, num_classes):
-  """Device-side checks (eager's text and class) that every value of the
-  s64 handle `v` is in [0, num_classes)."""
-  from torch_xla import _device_checks
-  if v.reads_placeholder:
-    return  # a traced body never runs by itself (see index_util)
-  dims = list(v.dims)
-  everywhere = list(range(len(dims)))
-  for bad, message in (
-      (_ir.compare(v, literal(0, _ir.S64, dims, v.device), "LT"), _NEGATIVE),
-      (_ir.compare(v, literal(num_classes, _ir.S64, dims, v.device), "GE"),
-       _TOO_LARGE)):
-    _device_checks.add(_ir.reduce(bad, everywhere, "or"),
-                       f"one_hot: {message}", error=RuntimeError)
+def _device_checks(num_classes):
+  """Eager's checks of values only the device knows, as index checks
+  (low, size, exempt, message, error): none negative (the largest int64,
+  too large anyway, is exempt so the next check names it), then none at
+  or above num_classes; eager CPU checks the minimum first too."""
+  biggest = 2**63 - 1
+  return ((0, biggest, biggest, f"one_hot: {_NEGATIVE}", RuntimeError),
+          (-biggest - 1, num_classes, None, f"one_hot: {_TOO_LARGE}",
+           RuntimeError))
 
 
 _library = torch.library.Library("aten", "IMPL")

@@ -19,6 +19,7 @@
 #include "torch_xla/csrc/ops/opmath.h"
 #include "torch_xla/csrc/ops/reduction_ops.h"
 #include "torch_xla/csrc/python/bindings.h"
+#include "torch_xla/csrc/python/device_checks.h"
 #include "torch_xla/csrc/python/nn_op_bindings.h"
 #include "torch_xla/csrc/python/op_bindings.h"
 #include "torch_xla/csrc/python/scalar_leaves.h"
@@ -156,14 +157,18 @@ void InitMiscOpBindings(py::module_& m) {
       "rounding an integer one).");
   m.def(
       "_one_hot",
-      [](py::handle x, int64_t num_classes) {
+      [](py::handle x, int64_t num_classes, const py::tuple& checks) {
         Operand in = Read(x);
-        return WrapOrNone(ValueOrThrow(ops::OneHot(in.value, num_classes)),
-                          in.tensor->device());
+        Value out = ValueOrThrow(ops::OneHot(in.value, num_classes));
+        for (py::handle check : checks) {
+          CheckIndex(in.value, in.tensor->device(), check);
+        }
+        return WrapOrNone(std::move(out), in.tensor->device());
       },
-      py::arg("x"), py::arg("num_classes"),
-      "aten.one_hot's s64 encoding of x's (checked) values "
-      "(ops/one_hot_ops.h).");
+      py::arg("x"), py::arg("num_classes"), py::arg("checks") = py::tuple(),
+      "aten.one_hot's s64 encoding of x's values (ops/one_hot_ops.h); "
+      "`checks`: the device-side checks of those values (index checks, "
+      "python/device_checks.h), registered in this call, in order.");
   InitInterpolationBindings(m);
   InitForeachBindings(m);
   m.def(
