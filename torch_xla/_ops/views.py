@@ -38,7 +38,6 @@ Two deliberate differences from eager:
 
 from torch_xla import _XLAC
 from torch_xla._ops.registry import aten, op
-from torch_xla._tensor import wrap, xt_of
 
 # Shared helpers (shape_ops and the indexing rules use them too). The shape
 # arithmetic is the C++ core's (ir/shape_util.h), so the fast rules and these
@@ -158,15 +157,12 @@ def split_with_sizes(x, split_sizes, dim=0):
 @op(aten.unsafe_split.Tensor)
 def unsafe_split(x, split_size, dim=0):
   # Not views in eager: copies of the pieces.
-  return [wrap(_XLAC._clone(xt_of(p))) for p in split(x, split_size, dim)]
+  return _XLAC._unsafe_split(x, split_size, dim)
 
 
 @op(aten.unsafe_split_with_sizes.default)
 def unsafe_split_with_sizes(x, split_sizes, dim=0):
-  return [
-      wrap(_XLAC._clone(xt_of(p)))
-      for p in split_with_sizes(x, split_sizes, dim)
-  ]
+  return _XLAC._unsafe_split_with_sizes(x, split_sizes, dim)
 
 
 @op(aten.unbind.int)

@@ -187,6 +187,21 @@ def test_unsafe_split_copies():
            torch.randn(3, 5))
 
 
+def test_unsafe_split_is_one_call_of_new_tensors():
+  from crossing_counter import crossings
+  host = torch.randn(3, 5)
+  x = host.to("xla")
+  pieces, names = crossings(
+      lambda: torch.ops.aten.unsafe_split.Tensor(x, 2, 1))
+  assert names == ["_unsafe_split"]
+  _, names = crossings(
+      lambda: torch.ops.aten.unsafe_split_with_sizes(x, [1, 2]))
+  assert names == ["_unsafe_split_with_sizes"]
+  torch.testing.assert_close(pieces[2].cpu(), host[:, 4:])
+  with pytest.raises(RuntimeError, match="split_sizes"):
+    torch.ops.aten.unsafe_split_with_sizes(x, [1, 1])
+
+
 @pytest.mark.parametrize("offset", [0, 1, -1, 3, -5])
 @pytest.mark.parametrize("dims", [(0, 1), (1, 0), (2, 0), (-1, 1)])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.int64])

@@ -11,6 +11,7 @@
 #include "torch_xla/csrc/python/status_conversion.h"
 #include "torch_xla/csrc/python/torch_tensor.h"
 #include "torch_xla/csrc/tensor/view_ops.h"
+#include "torch_xla/csrc/tensor/views.h"
 
 namespace py = pybind11;
 
@@ -61,6 +62,17 @@ py::list WrapAll(absl::StatusOr<std::vector<ViewedTensor>> result) {
   py::list out(views.size());
   for (size_t i = 0; i < views.size(); ++i) {
     out[i] = WrapTensor(std::move(views[i].handle), std::move(views[i].view));
+  }
+  return out;
+}
+
+// unsafe_split's pieces: eager makes them no views, so each is a new tensor
+// holding its piece's value.
+py::list CopiesOf(absl::StatusOr<std::vector<ViewedTensor>> result) {
+  std::vector<ViewedTensor> views = ValueOrThrow(std::move(result));
+  py::list out(views.size());
+  for (size_t i = 0; i < views.size(); ++i) {
+    out[i] = WrapTensor(ValueOrThrow(CloneTensor(*views[i].handle)));
   }
   return out;
 }
@@ -148,6 +160,23 @@ void InitViewOpBindings(py::module_& m) {
             ReadOperand(x, "split_with_sizes"), split_sizes, dim));
       },
       py::arg("x"), py::arg("split_sizes"), py::arg("dim"));
+  m.def(
+      "_unsafe_split",
+      [](py::handle x, int64_t split_size, int64_t dim) {
+        return CopiesOf(
+            view_ops::Split(ReadOperand(x, "unsafe_split"), split_size, dim));
+      },
+      py::arg("x"), py::arg("split_size"), py::arg("dim"),
+      "split's pieces (its checks), each a new tensor rather than a view.");
+  m.def(
+      "_unsafe_split_with_sizes",
+      [](py::handle x, const vector<int64_t>& split_sizes, int64_t dim) {
+        return CopiesOf(view_ops::SplitWithSizes(
+            ReadOperand(x, "unsafe_split_with_sizes"), split_sizes, dim));
+      },
+      py::arg("x"), py::arg("split_sizes"), py::arg("dim"),
+      "split_with_sizes' pieces (its checks), each a new tensor rather than "
+      "a view.");
   m.def(
       "_view_op_unbind",
       [](py::handle x, int64_t dim) {
