@@ -8,7 +8,7 @@ from torch_xla import _XLAC, _device_checks
 from torch_xla._ops import index_util
 from torch_xla._ops._common import code_of
 from torch_xla._ops.registry import aten, op
-from torch_xla._tensor import XlaTensor, xt_of
+from torch_xla._tensor import XlaTensor, commit, xt_of
 
 
 def to_host(x: XlaTensor) -> torch.Tensor:
@@ -127,7 +127,7 @@ def copy_(dst, src, non_blocking=False):
     host = src.to(dst.dtype)
     src = from_host(host, device)
     if list(host.shape) == list(dst.shape):
-      out = _XLAC._copy_(dst, src)  # dst takes the uploaded data
+      out = commit(dst, xt_of(src))  # dst takes the uploaded data
       index_util.remember_host_range(dst._xt, host)
       return out
   # ops/copy_ops.h: cast, broadcast and committed in one call (a cpu 0-dim

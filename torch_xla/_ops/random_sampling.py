@@ -314,10 +314,18 @@ def _factory(new, default_dtype=None):
     _check_size(size)
     dtype = dtype or default_dtype or torch.get_default_dtype()
     index = torch.device(device).index or 0 if device is not None else 0
-    return new(list(size), dtype, index, *numbers, generator)
+    return _made(new(list(size), dtype, index, *numbers, generator))
 
   kernel.__name__ = new.__name__
   return kernel
+
+
+def _made(out):
+  """A factory kernel's result: these kernels skip __torch_dispatch__, so
+  in eager mode they run the new tensor's value themselves."""
+  from torch_xla.experimental import eager
+  eager.run_if_eager([xt_of(out)])
+  return out
 
 
 def _check_size(size):
@@ -346,7 +354,7 @@ def _randperm_kernel(n, generator=None, dtype=None, layout=None, device=None,
                      pin_memory=None):
   _check_size([n])
   index = torch.device(device).index or 0 if device is not None else 0
-  return _randperm(n, None, generator, dtype or torch.int64, index)
+  return _made(_randperm(n, None, generator, dtype or torch.int64, index))
 
 
 _xla_kernels.impl("randperm", _randperm_kernel)
