@@ -71,10 +71,10 @@ def one_hot(self, num_classes=-1):
     raise RuntimeError(_TOO_LARGE)  # no class value can be valid
   # One call (ops/one_hot_ops.h), which registers the device-side checks.
   return _XLAC._one_hot(self, num_classes,
-                        _device_checks(num_classes) if known is None else ())
+                        _value_checks(num_classes) if known is None else ())
 
 
-def _device_checks(num_classes):
+def _value_checks(num_classes):
   """Eager's checks of values only the device knows, as index checks
   (low, size, exempt, message, error): none negative (the largest int64,
   too large anyway, is exempt so the next check names it), then none at
