@@ -1,7 +1,7 @@
 """Reading a view whose root holds data (after a sync, views are
-re-derived from their root) rearranges the root's bytes on the host: the
-values are eager's and no program is compiled or run (tensor/views.h,
-ReadViewOnHost)."""
+re-derived from their root; a fresh row or slice) picks the root's bytes on
+the host: the values are eager's and no program is compiled or run
+(tensor/views.h, ReadViewOnHost)."""
 
 import pytest
 import torch
@@ -49,12 +49,47 @@ def test_a_linear_weight_gradient_reads_without_a_program():
   torch.testing.assert_close(_read_without_running(model.weight.grad), want)
 
 
-def test_a_view_that_selects_runs_the_graph():
-  x = torch.arange(24.).reshape(2, 3, 4).to(DEV)
-  v = x[1].t()  # a select: not a rearrangement of the whole root
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int32, torch.bool])
+def test_parts_of_a_root_read_on_the_host(dtype):
+  base = (torch.randn(4, 3, 5) * 10).to(dtype)
+  x = base.to(DEV)
+  views = {
+      "select": (lambda t: t[1]),
+      "select_last_dim": (lambda t: t[..., 2]),
+      "slice": (lambda t: t[:, 1:3]),
+      "strided_slice": (lambda t: t[::2, :, 1::3]),
+      "empty_slice": (lambda t: t[:, 2:2]),
+      "select_then_t": (lambda t: t[1].t()),
+      "expand": (lambda t: t[:, :1].expand(2, 4, 3, 5)),
+      "narrow_of_permute": (lambda t: t.permute(2, 0, 1).narrow(1, 1, 2)),
+  }
+  got = {name: view(x) for name, view in views.items()}
+  torch_xla.sync()
+  for name, view in views.items():
+    torch.testing.assert_close(
+        _read_without_running(got[name]), view(base), msg=name)
+
+
+def test_iterating_rows_compiles_nothing():
+  # The pattern of upstream's compareResults: one read per row of a gradient.
+  base = torch.randn(16, 8)
+  x = base.to(DEV)
   torch_xla.sync()
   met.clear_all()
-  torch.testing.assert_close(v.cpu(), torch.arange(24.).reshape(2, 3, 4)[1].t())
+  rows = [row.cpu() for row in x]
+  torch.testing.assert_close(torch.stack(rows), base)
+  assert met.metric_data("CompileTime") is None
+  assert met.metric_data("ExecuteTime") is None
+
+
+def test_a_small_part_of_a_large_root_runs_a_program():
+  # Over 16 MiB and over 4x the part: one program reads less than the root.
+  base = torch.arange(5 << 20, dtype=torch.float32).reshape(5 << 10, 1 << 10)
+  x = base.to(DEV)
+  v = x[3]
+  torch_xla.sync()
+  met.clear_all()
+  torch.testing.assert_close(v.cpu(), base[3])
   assert met.metric_data("ExecuteTime")[0] == 1
 
 

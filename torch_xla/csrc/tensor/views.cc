@@ -25,6 +25,36 @@ absl::StatusOr<XlaTensorPtr> Apply(const XlaTensorPtr& input, Fn fn) {
   return XlaTensor::FromIr(std::move(result), input->device());
 }
 
+// Replaces `array` by the elements at `offset + sum(index[d] * steps[d])`
+// (in elements) for each index of `dims`: any strided view of a dense array.
+// A shape-only probe (no bytes) gets the new dims alone.
+void GatherOnHost(HostArray* array, std::vector<int64_t> dims,
+                  absl::Span<const int64_t> steps, int64_t offset) {
+  const int64_t size = array->element_size;
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  if (array->bytes.empty() || count == 0) {
+    array->bytes.clear();
+    array->dims = std::move(dims);
+    return;
+  }
+  const size_t rank = dims.size();
+  std::vector<uint8_t> out(count * size);
+  std::vector<int64_t> index(rank, 0);
+  int64_t from = offset;
+  for (int64_t n = 0; n < count; ++n) {
+    std::memcpy(out.data() + n * size, array->bytes.data() + from * size, size);
+    for (size_t d = rank; d-- > 0;) {  // odometer over the view's index
+      from += steps[d];
+      if (++index[d] < dims[d]) break;
+      from -= steps[d] * dims[d];
+      index[d] = 0;
+    }
+  }
+  array->dims = std::move(dims);
+  array->bytes = std::move(out);
+}
+
 class ReshapeView final : public ViewStep {
  public:
   ReshapeView(std::vector<int64_t> dims, std::vector<int64_t> base_dims)
@@ -72,31 +102,13 @@ class PermuteView final : public ViewStep {
   bool RearrangeOnHost(HostArray* array) const override {
     const size_t rank = permutation_.size();
     if (array->dims.size() != rank) return false;
-    std::vector<int64_t> strides(rank, 1);  // the base's, in elements
-    for (size_t d = rank; d-- > 1;) {
-      strides[d - 1] = strides[d] * array->dims[d];
+    const std::vector<int64_t> strides = ContiguousStrides(array->dims);
+    std::vector<int64_t> dims(rank), steps(rank);
+    for (size_t i = 0; i < rank; ++i) {
+      dims[i] = array->dims[permutation_[i]];
+      steps[i] = strides[permutation_[i]];
     }
-    std::vector<int64_t> dims(rank), step(rank);  // the view's, and how far
-    for (size_t i = 0; i < rank; ++i) {           // each of its dims moves
-      dims[i] = array->dims[permutation_[i]];     // in the base
-      step[i] = strides[permutation_[i]];
-    }
-    const int64_t size = array->element_size;
-    std::vector<uint8_t> out(array->bytes.size());
-    std::vector<int64_t> index(rank, 0);
-    int64_t from = 0;
-    for (size_t n = 0; n * size < out.size(); ++n) {
-      std::memcpy(out.data() + n * size, array->bytes.data() + from * size,
-                  size);
-      for (size_t d = rank; d-- > 0;) {  // odometer over the view's index
-        from += step[d];
-        if (++index[d] < dims[d]) break;
-        from -= step[d] * dims[d];
-        index[d] = 0;
-      }
-    }
-    array->dims = std::move(dims);
-    array->bytes = std::move(out);
+    GatherOnHost(array, std::move(dims), steps, /*offset=*/0);
     return true;
   }
 
@@ -121,6 +133,18 @@ class SliceView final : public ViewStep {
     return Apply(base, [&](Value v) {
       return MakeUpdateStridedSlice(std::move(v), update, dim_, start_, step_);
     });
+  }
+  bool RearrangeOnHost(HostArray* array) const override {
+    if (dim_ < 0 || dim_ >= static_cast<int64_t>(array->dims.size())) {
+      return false;
+    }
+    std::vector<int64_t> steps = ContiguousStrides(array->dims);
+    const int64_t offset = start_ * steps[dim_];
+    std::vector<int64_t> dims = array->dims;
+    dims[dim_] = std::max<int64_t>(0, (end_ - start_ + step_ - 1) / step_);
+    steps[dim_] *= step_;
+    GatherOnHost(array, std::move(dims), steps, offset);
+    return true;
   }
 
  private:
@@ -151,6 +175,18 @@ class SelectView final : public ViewStep {
       return MakeUpdateSliceDim(std::move(v), update, dim_, index_);
     });
   }
+  bool RearrangeOnHost(HostArray* array) const override {
+    if (dim_ < 0 || dim_ >= static_cast<int64_t>(array->dims.size())) {
+      return false;
+    }
+    std::vector<int64_t> steps = ContiguousStrides(array->dims);
+    const int64_t offset = index_ * steps[dim_];
+    std::vector<int64_t> dims = array->dims;
+    dims.erase(dims.begin() + dim_);
+    steps.erase(steps.begin() + dim_);
+    GatherOnHost(array, std::move(dims), steps, offset);
+    return true;
+  }
 
  private:
   const int64_t dim_, index_;
@@ -180,6 +216,23 @@ class ExpandView final : public ViewStep {
     }
     return Apply(view,
                  [&](Value v) { return MakeReshape(std::move(v), base_dims_); });
+  }
+  bool RearrangeOnHost(HostArray* array) const override {
+    // Trailing dims line up; a base dim of 1 (or a new leading dim) repeats.
+    const size_t rank = dims_.size(), base_rank = array->dims.size();
+    if (base_rank > rank) return false;
+    const std::vector<int64_t> strides = ContiguousStrides(array->dims);
+    std::vector<int64_t> steps(rank, 0);
+    for (size_t i = rank - base_rank; i < rank; ++i) {
+      const size_t j = i - (rank - base_rank);
+      if (array->dims[j] == dims_[i]) {
+        steps[i] = strides[j];
+      } else if (array->dims[j] != 1) {
+        return false;
+      }
+    }
+    GatherOnHost(array, dims_, steps, /*offset=*/0);
+    return true;
   }
 
  private:
@@ -385,6 +438,10 @@ absl::StatusOr<XlaTensorPtr> CloneTensor(const XlaTensor& source) {
   return XlaTensor::FromData(source.data(), source.device());
 }
 
+// Up to this root size, reading a part of it (a row) on the host beats
+// compiling a program per part; above it, only reads of a quarter or more.
+constexpr int64_t kHostViewReadBytes = int64_t{16} << 20;
+
 absl::StatusOr<bool> ReadViewOnHost(
     const XlaTensor& handle, void* dst, int64_t dst_size,
     const std::function<absl::Status(const XlaTensorPtr&, void*, int64_t)>&
@@ -403,12 +460,15 @@ absl::StatusOr<bool> ReadViewOnHost(
   for (const ViewStepPtr& step : view->chain) {
     if (!step->RearrangeOnHost(&probe)) return false;
   }
+  const int64_t root_size = view->root->shape().byte_size();
   if (probe.dims != handle.shape().dims ||
-      view->root->shape().byte_size() != dst_size) {
+      handle.shape().byte_size() != dst_size ||
+      root_size > std::max(kHostViewReadBytes, 4 * dst_size)) {
     return false;
   }
-  array.bytes.resize(dst_size);
-  TXLA_RETURN_IF_ERROR(read_root(view->root, array.bytes.data(), dst_size));
+  if (dst_size == 0) return true;
+  array.bytes.resize(root_size);
+  TXLA_RETURN_IF_ERROR(read_root(view->root, array.bytes.data(), root_size));
   for (const ViewStepPtr& step : view->chain) step->RearrangeOnHost(&array);
   std::memcpy(dst, array.bytes.data(), dst_size);
   return true;

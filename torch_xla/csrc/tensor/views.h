@@ -42,7 +42,8 @@ class ViewStep {
  public:
   virtual ~ViewStep() = default;
   // Rearranges `array` (the base's value) into the view's, for steps that
-  // only reorder elements (reshape, permute); false for the others.
+  // only pick and reorder elements (reshape, permute, slice, select,
+  // expand); false for the others.
   virtual bool RearrangeOnHost(HostArray* array) const { return false; }
   // The view's value from its base's.
   virtual absl::StatusOr<XlaTensorPtr> Forward(
@@ -97,9 +98,11 @@ ViewInfoPtr ExtendView(const XlaTensorPtr& base_handle,
                        std::vector<int64_t> strides, int64_t storage_offset);
 
 // Reads the value of view `handle` without running a program, when its root
-// holds data (it is pending only because the sync re-derives views) and its
-// chain only reshapes and permutes: `read_root` reads the root's bytes and
-// they are rearranged here. Returns false (nothing written) otherwise.
+// holds data (it is pending only because the sync re-derives views, or it
+// is a fresh view such as a row) and each step of its chain rearranges on the
+// host: `read_root` reads the root's bytes and they are picked here. A root
+// much larger than the view (over 16 MiB and 4x) is left to a program.
+// Returns false (nothing written) otherwise.
 absl::StatusOr<bool> ReadViewOnHost(
     const XlaTensor& handle, void* dst, int64_t dst_size,
     const std::function<absl::Status(const XlaTensorPtr&, void*, int64_t)>&
