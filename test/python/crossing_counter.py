@@ -32,3 +32,13 @@ def crossings(fn, warm=True):
   finally:
     sys.setprofile(None)
   return result, names
+
+
+def assert_crosses_once(name, fn):
+  """fn()'s result, after checking that it made exactly one `_XLAC` call
+  and that its tensors (a tuple's too; None allowed) are 'xla' tensors."""
+  result, names = crossings(fn)
+  assert len(names) == 1, f"{name}: {len(names)} crossings: {names}"
+  results = result if isinstance(result, tuple) else (result,)
+  assert all(r is None or r.device.type == "xla" for r in results), name
+  return result

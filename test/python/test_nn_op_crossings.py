@@ -13,6 +13,7 @@ import torch
 
 import torch_xla
 from torch_xla._ops.registry import RULES
+from crossing_counter import assert_crosses_once
 from crossing_counter import crossings as _crossings
 
 aten = torch.ops.aten
@@ -157,11 +158,7 @@ def test_op_crosses_into_cpp_once(name):
   # Fresh inputs: the host remembers the range of only the newest uploads
   # (index_util.HOST_RANGE_LIMIT), and an index it no longer knows gets a
   # device-side check (its own crossings: test_device_check_crossings).
-  fn = _cases()[name]
-  result, names = _crossings(fn)
-  assert len(names) == 1, f"{name}: {len(names)} crossings: {names}"
-  results = result if isinstance(result, tuple) else (result,)
-  assert all(r is None or r.device.type == "xla" for r in results)
+  assert_crosses_once(name, _cases()[name])
 
 
 def test_device_check_crossings():
