@@ -20,6 +20,8 @@ from torch_xla.experimental.distributed_checkpoint import (CheckpointManager,
                                                            SPMDSavePlanner,
                                                            prime_optimizer)
 
+from checkpoint_net import Net
+
 if os.environ.get("XLA_USE_SPMD") != "1":
   pytest.skip("run through test_distributed_checkpoint.py (needs "
               "XLA_USE_SPMD=1 before the runtime starts)",
@@ -31,17 +33,6 @@ DEV = torch_xla.device()
 
 def mesh(shape):
   return xs.Mesh(np.arange(N), shape, ("x", "y"))
-
-
-class Net(torch.nn.Module):
-
-  def __init__(self):
-    super().__init__()
-    self.fc1 = torch.nn.Linear(8, 16)
-    self.fc2 = torch.nn.Linear(16, 4)
-
-  def forward(self, x):
-    return self.fc2(torch.relu(self.fc1(x)))
 
 
 def sharded_net(seed, m):

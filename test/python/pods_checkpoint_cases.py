@@ -46,23 +46,14 @@ from torch_xla.experimental.distributed_checkpoint import (CheckpointManager,
                                                            SPMDLoadPlanner,
                                                            SPMDSavePlanner)
 
+from checkpoint_net import Net
+
 # mesh shape, partition spec of each weight (its Adam moments alike).
 LAYOUTS = {
     "4x1": ((4, 1), {"fc1.weight": ("x", "y"), "fc2.weight": ("y", "x")}),
     # fc1's rows stay with their process; fc2's rows move across processes.
     "2x2": ((2, 2), {"fc1.weight": ("x", "y"), "fc2.weight": ("x", "y")}),
 }
-
-
-class Net(torch.nn.Module):
-
-  def __init__(self):
-    super().__init__()
-    self.fc1 = torch.nn.Linear(8, 16)
-    self.fc2 = torch.nn.Linear(16, 4)
-
-  def forward(self, x):
-    return self.fc2(torch.relu(self.fc1(x)))
 
 
 def cpu_state(seed):
