@@ -4,18 +4,18 @@ import math
 
 import torch
 
-from torch_xla import _XLAC, _device_checks
+from torch_xla import _XLAC
 from torch_xla._ops import index_util
 from torch_xla._ops._common import code_of
 from torch_xla._ops.registry import aten, op
-from torch_xla._tensor import XlaTensor, commit, xt_of
+from torch_xla._tensor import XlaTensor
 
 
 def to_host(x: XlaTensor) -> torch.Tensor:
   """The value of an 'xla' tensor as a new CPU tensor (runs pending IR).
-  Device-side checks of earlier steps that failed raise first."""
-  _device_checks.before_read(x)
-  return _XLAC._to_cpu_tensor(x)
+  Device-side checks of earlier steps that failed raise first (read in the
+  same call, _device_checks.before_read's)."""
+  return _XLAC._read_host(x)
 
 
 def from_host(cpu: torch.Tensor, device: int = 0) -> XlaTensor:
@@ -26,14 +26,6 @@ def from_host(cpu: torch.Tensor, device: int = 0) -> XlaTensor:
   if cpu.numel():
     index_util.remember_host_range(out._xt, cpu)
   return out
-
-
-def to_device(xt, device: int):
-  """The value of handle `xt` as a new handle on XLA device `device`, copied
-  device to device by PJRT (no host round trip; pending IR runs first on the
-  source device). Dtype conversions happen after, on the target device, as
-  for a same-device copy."""
-  return _XLAC._tensor_to_device(xt, device)
 
 
 def alias_of(x: XlaTensor) -> XlaTensor:
@@ -61,11 +53,11 @@ def _to_copy(x, dtype=None, layout=None, device=None, pin_memory=None,
   if isinstance(x, XlaTensor):
     if not _is_xla_device(device):
       return to_host(x).to(dtype=dtype, device=device)
-    target = _device_index(device) if device is not None else x.device.index
-    if target != x.device.index:
-      x = to_device(xt_of(x), target)
-    # A new tensor in `dtype` (a clone when the dtype does not change).
-    return _XLAC._to_dtype(x, code_of(dtype))
+    # A new tensor in `dtype` (a clone when the dtype does not change) on
+    # the target device (copied device to device by PJRT, no host round
+    # trip; the conversion runs after, on the target device).
+    target = -1 if device is None else _device_index(device)
+    return _XLAC._to_dtype(x, code_of(dtype), target)
   # A cpu tensor going to xla.
   return from_host(x.to(dtype), _device_index(device))
 
@@ -89,9 +81,16 @@ def clone(x, memory_format=None):
   return _XLAC._to_dtype(x, code_of(x.dtype))  # the same dtype: a clone
 
 
-@op(aten.detach.default, aten.alias.default, aten.lift_fresh.default)
+@op(aten.detach.default, aten.alias.default)
 def detach(x):
   return alias_of(x)
+
+
+@op(aten.lift_fresh.default)
+def lift_fresh(x):
+  """torch.tensor(data, device='xla')'s marking of its fresh result: x
+  itself, as eager returns it."""
+  return x
 
 
 @op(aten._assert_tensor_metadata.default)
@@ -119,25 +118,25 @@ def copy_(dst, src, non_blocking=False):
   if not isinstance(dst, XlaTensor):  # xla -> cpu tensor
     dst.copy_(to_host(src))
     return dst
-  device = dst.device.index
-  if isinstance(src, XlaTensor):
-    if src.device.index != device:
-      src = to_device(xt_of(src), device)
-  elif not (src.dim() == 0 and src.device.type == "cpu"):
-    host = src.to(dst.dtype)
-    src = from_host(host, device)
-    if list(host.shape) == list(dst.shape):
-      out = commit(dst, xt_of(src))  # dst takes the uploaded data
-      index_util.remember_host_range(dst._xt, host)
-      return out
-  # ops/copy_ops.h: cast, broadcast and committed in one call (a cpu 0-dim
-  # source is a scalar parameter).
-  return _XLAC._copy_(dst, src)
+  if isinstance(src, XlaTensor) or (src.dim() == 0 and
+                                    src.device.type == "cpu"):
+    # ops/copy_ops.h: cast, broadcast (another device's source copied over
+    # first) and committed in one call; a cpu 0-dim source is a scalar
+    # parameter.
+    return _XLAC._copy_(dst, src)
+  # A host value: converted on the host, then uploaded and committed in one
+  # call (its data, not a graph reading it: under SPMD it stays on the host
+  # until dst's sharding is known).
+  host = src.to(dst.dtype).contiguous()
+  out = _XLAC._copy_from_host(dst, host.data_ptr(), list(host.shape))
+  if list(host.shape) == list(dst.shape):
+    index_util.remember_host_range(dst._xt, host)
+  return out
 
 
 @op(aten._local_scalar_dense.default)
 def local_scalar_dense(x):
-  return to_host(x).item()
+  return _XLAC._read_host(x, True)
 
 
 def _check_factory_size(shape, dtype):
@@ -244,6 +243,14 @@ def _scalar_tensor(s, dtype=None, layout=None, device=None, pin_memory=None):
   return full(s, [], dtype, _device_index(device))
 
 
+def _to_copy_kernel(x, dtype=None, layout=None, device=None,
+                    pin_memory=None, non_blocking=False, memory_format=None):
+  # Reached for a cpu tensor going to 'xla' (x.to('xla'),
+  # torch.tensor(data, device='xla')): one upload of its bytes, instead of
+  # an empty 'xla' tensor and a copy_ into it.
+  return _to_copy(x, dtype=dtype, device=device)
+
+
 def _copy_from(src, dst, non_blocking=False):
   # Reached when PyTorch copies into an 'xla' tensor below the Python
   # dispatch key (e.g. torch.tensor(data, device='xla')).
@@ -270,4 +277,5 @@ _xla_kernels.impl("triu_indices", _triangle_indices("triu_indices"))
 _xla_kernels.impl("empty.memory_format", _empty)
 _xla_kernels.impl("empty_strided", _empty_strided)
 _xla_kernels.impl("_copy_from", _copy_from)
+_xla_kernels.impl("_to_copy", _to_copy_kernel)
 _xla_kernels.impl("scalar_tensor", _scalar_tensor)

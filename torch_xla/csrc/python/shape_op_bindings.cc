@@ -28,6 +28,7 @@
 #include "torch_xla/csrc/ops/cumulative_ops.h"
 #include "torch_xla/csrc/ops/shape_ops.h"
 #include "torch_xla/csrc/python/bindings.h"
+#include "torch_xla/csrc/python/device_checks.h"
 #include "torch_xla/csrc/python/fast_rule_util.h"
 #include "torch_xla/csrc/python/nn_op_bindings.h"
 #include "torch_xla/csrc/python/op_bindings.h"
@@ -35,6 +36,7 @@
 #include "torch_xla/csrc/python/status_conversion.h"
 #include "torch_xla/csrc/python/torch_tensor.h"
 #include "torch_xla/csrc/spmd/spmd_tensors.h"
+#include "torch_xla/csrc/tensor/device_copy.h"
 #include "torch_xla/csrc/tensor/view_ops.h"
 #include "torch_xla/csrc/tensor/views.h"
 
@@ -381,32 +383,108 @@ void InitShapeBuilderBindings(py::module_& m) {
       "dtype) and returned.");
 }
 
+// The contiguous host bytes at `address` (`dims` of `dtype`) as a tensor on
+// `device`: host data under SPMD until a sharding is known (spmd/
+// spmd_tensors.h), else sent now; a literal when there are no bytes.
+XlaTensorPtr Uploaded(uintptr_t address, Dims dims, DType dtype, int device) {
+  Shape shape = ValueOrThrow(CheckedShape(dtype, std::move(dims)));
+  if (NumElements(shape.dims) == 0) {
+    return XlaTensor::FromIr(
+        ValueOrThrow(MakeLiteral(0, shape.dtype, shape.dims)), device);
+  }
+  absl::StatusOr<XlaTensorPtr> tensor;
+  {
+    py::gil_scoped_release release;
+    tensor = TensorFromHost(reinterpret_cast<const void*>(address),
+                            std::move(shape), device);
+  }
+  return ValueOrThrow(std::move(tensor));
+}
+
+// `tensor` on `device`, copied device to device (pending IR runs first on
+// its own device).
+XlaTensorPtr OnDevice(const XlaTensorPtr& tensor, int device) {
+  absl::StatusOr<XlaTensorPtr> copy;
+  {
+    py::gil_scoped_release release;
+    copy = CopyTensorToDevice(tensor, device);
+  }
+  return ValueOrThrow(std::move(copy));
+}
+
 void InitCopyBindings(py::module_& m) {
   m.def(
       "_to_dtype",
-      [](py::handle x, int code) {
+      [](py::handle x, int code, int device) {
         Operand in = Read(x);
+        if (device >= 0 && in.tensor->device() != device) {
+          XlaTensorPtr moved = OnDevice(in.tensor, device);
+          in = {moved, ValueOrThrow(moved->GetIrValue())};
+        }
         return Result(ValueOrThrow(MakeConvert(in.value, ToDType(code))), in);
       },
-      py::arg("x"), py::arg("dtype"),
-      "A new tensor with x's value in `dtype` (aten._to_copy on one "
-      "device).");
+      py::arg("x"), py::arg("dtype"), py::arg("device") = -1,
+      "aten._to_copy between 'xla' devices: a new tensor with x's value in "
+      "`dtype` on `device` (-1: x's own; another is copied device to device "
+      "first).");
   m.def(
       "_copy_",
       [](py::handle dst, py::handle src) {
         TorchTensor target = InPlaceTarget(dst);
         const Shape& shape = target.handle->shape();
+        const int device = target.handle->device();
         Operand source;
         const bool tensor = ReadXlaOperand(src, &source);
+        if (tensor && source.tensor->device() != device) {
+          // Another device's tensor: copied device to device first.
+          XlaTensorPtr moved = OnDevice(source.tensor, device);
+          source = {moved, ValueOrThrow(moved->GetIrValue())};
+        }
         Value value = tensor ? source.value : OperandValue(src, shape.dtype);
         return CommitFrom(dst, target,
                           ValueOrThrow(ops::CopyValue(std::move(value), shape)),
                           tensor ? &source : nullptr);
       },
       py::arg("dst"), py::arg("src"),
-      "aten.copy_ from an 'xla' tensor on dst's device or a number (a cpu "
+      "aten.copy_ from an 'xla' tensor (of any device) or a number (a cpu "
       "0-dim tensor): cast, broadcast and committed into dst "
       "(ops/copy_ops.h); returns dst.");
+  m.def(
+      "_copy_from_host",
+      [](py::handle dst, uintptr_t address, Dims dims) {
+        TorchTensor target = InPlaceTarget(dst);
+        const Shape& shape = target.handle->shape();
+        XlaTensorPtr host = Uploaded(address, std::move(dims), shape.dtype,
+                                     target.handle->device());
+        // The data itself is committed, never its IR value: under SPMD it
+        // stays on the host until the target's sharding is known.
+        if (host->shape().dims == shape.dims) {
+          return CommitInPlace(dst.ptr(), target, host);
+        }
+        return Commit(dst, target,
+                      ValueOrThrow(ops::CopyValue(ValueOf(host), shape)));
+      },
+      py::arg("dst"), py::arg("address"), py::arg("dims"),
+      "aten.copy_ from a cpu tensor already in dst's dtype (contiguous "
+      "bytes at `address` of `dims`): uploaded and committed into dst, "
+      "broadcast to it where `dims` differ; returns dst.");
+  m.def(
+      "_read_host",
+      [](py::handle x, bool item) {
+        XlaTensorPtr tensor = ToXlaTensor(x);
+        absl::Status checks;
+        {
+          py::gil_scoped_release release;
+          checks = DeviceChecksBeforeRead(tensor);
+        }
+        ThrowIfError(checks);
+        py::object host = ToHostTensor(tensor);
+        return item ? host.attr("item")() : host;
+      },
+      py::arg("x"), py::arg("item") = false,
+      "x's value as a new cpu tensor (with `item`, its one element as a "
+      "Python number): the device-side checks pending (python/"
+      "device_checks.h) are read with it in one execution first.");
   m.def(
       "_fill",
       [](py::handle x, py::handle value, bool inplace) {
@@ -431,19 +509,8 @@ void InitCopyBindings(py::module_& m) {
   m.def(
       "_from_host",
       [](uintptr_t address, Dims dims, int code, int device) {
-        Shape shape = ValueOrThrow(CheckedShape(ToDType(code), std::move(dims)));
-        if (NumElements(shape.dims) == 0) {  // no bytes to send
-          return Wrapped(ValueOrThrow(MakeLiteral(0, shape.dtype, shape.dims)),
-                         device);
-        }
-        XlaTensorPtr tensor;
-        {
-          py::gil_scoped_release release;
-          tensor = ValueOrThrow(TensorFromHost(
-              reinterpret_cast<const void*>(address), std::move(shape),
-              device));
-        }
-        return WrapTensor(std::move(tensor));
+        return WrapTensor(
+            Uploaded(address, std::move(dims), ToDType(code), device));
       },
       py::arg("address"), py::arg("dims"), py::arg("dtype"),
       py::arg("device"),
