@@ -322,10 +322,12 @@ def test_view_op_errors():
 
 
 def test_as_strided_out_of_bounds_raises():
+  """Eager's message, in bytes (test_view_crossings.py compares more)."""
   x = torch.zeros(3, 4).to(XLA)
-  with pytest.raises(RuntimeError, match="as_strided: sizes \\[3\\], "
-                     "strides \\[5\\], storage offset 3 need a storage of 14 "
-                     "elements, but the tensor's storage has 12"):
+  with pytest.raises(RuntimeError, match="setStorage: sizes \\[3\\], "
+                     "strides \\[5\\], storage offset 3, and itemsize 4 "
+                     "requiring a storage size of 56 are out of bounds for "
+                     "storage of size 48"):
     x.as_strided((3,), (5,), 3)
 
 

@@ -33,7 +33,8 @@ int Category(DType dtype) {
   return IsFloating(dtype) ? 2 : 1;
 }
 
-// The name eager's messages give a dtype ("Float", "Long").
+}  // namespace
+
 absl::string_view ScalarTypeName(DType dtype) {
   switch (dtype) {
     case DType::kF32:
@@ -63,8 +64,6 @@ absl::string_view ScalarTypeName(DType dtype) {
   }
   return DTypeName(dtype);
 }
-
-}  // namespace
 
 absl::StatusOr<ArithmeticOp> ArithmeticOpFromCode(int code) {
   if (code < 0 || code > static_cast<int>(ArithmeticOp::kDivide)) {

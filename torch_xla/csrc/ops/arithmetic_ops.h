@@ -25,6 +25,9 @@ enum class ArithmeticOp : int {
   kDivide = 3,
 };
 
+// The name eager's messages give a dtype ("Float", "Long").
+absl::string_view ScalarTypeName(DType dtype);
+
 // InvalidArgument for a code outside ArithmeticOp.
 absl::StatusOr<ArithmeticOp> ArithmeticOpFromCode(int code);
 

@@ -183,6 +183,36 @@ void InitViewOpBindings(py::module_& m) {
         return WrapAll(view_ops::Unbind(ReadOperand(x, "unbind"), dim));
       },
       py::arg("x"), py::arg("dim"));
+  m.def(
+      "_view_op_diagonal",
+      [](py::handle x, int64_t offset, int64_t dim1, int64_t dim2) {
+        return Wrap(
+            view_ops::Diagonal(ReadOperand(x, "diagonal"), offset, dim1, dim2));
+      },
+      py::arg("x"), py::arg("offset"), py::arg("dim1"), py::arg("dim2"));
+  m.def(
+      "_view_op_as_strided",
+      [](py::handle x, vector<int64_t> size, vector<int64_t> stride,
+         optional<int64_t> storage_offset) {
+        return Wrap(view_ops::AsStrided(ReadOperand(x, "as_strided"),
+                                        std::move(size), std::move(stride),
+                                        storage_offset));
+      },
+      py::arg("x"), py::arg("size"), py::arg("stride"),
+      py::arg("storage_offset").none(true) = py::none(),
+      "storage_offset None: x's own.");
+  m.def(
+      "_view_op_view_dtype",
+      [](py::handle x, py::handle dtype) {
+        DType type;
+        if (!ReadDType(dtype.ptr(), &type)) {
+          ThrowStatus(WrongTypeError(
+              "view(dtype): 'xla' tensors have no dtype " +
+              py::str(dtype).cast<std::string>()));
+        }
+        return Wrap(view_ops::ViewDtype(ReadOperand(x, "view"), type));
+      },
+      py::arg("x"), py::arg("dtype"));
   // The value-level halves of the slice step and the index check, for the
   // slicing ops that are no views (slice_scatter, select_scatter, ...).
   m.def(

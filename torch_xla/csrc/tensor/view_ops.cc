@@ -11,6 +11,8 @@
 #include "torch_xla/csrc/ir/shape_util.h"
 #include "torch_xla/csrc/ir/status_macros.h"
 #include "torch_xla/csrc/ir/value_builders.h"
+#include "torch_xla/csrc/ops/arithmetic_ops.h"
+#include "torch_xla/csrc/tensor/storage_views.h"
 
 namespace torch_xla::view_ops {
 namespace {
@@ -390,6 +392,135 @@ absl::StatusOr<std::vector<ViewedTensor>> Unbind(const ViewedTensor& x,
     pieces.push_back(std::move(piece));
   }
   return pieces;
+}
+
+absl::StatusOr<ViewedTensor> Diagonal(const ViewedTensor& x, int64_t offset,
+                                      int64_t dim1, int64_t dim2) {
+  TXLA_ASSIGN_OR_RETURN(int64_t d1, WrapDim(dim1, RankOf(x)));
+  TXLA_ASSIGN_OR_RETURN(int64_t d2, WrapDim(dim2, RankOf(x)));
+  if (d1 == d2) {
+    return EagerRuntimeError(absl::StrCat(
+        "diagonal dimensions cannot be identical ", dim1, ", ", dim2));
+  }
+  const std::vector<int64_t>& dims = x.handle->shape().dims;
+  const std::vector<int64_t> base_strides = StridesOf(x);
+  const int64_t row = std::max<int64_t>(-offset, 0);
+  const int64_t column = std::max<int64_t>(offset, 0);
+  const int64_t n =
+      std::max<int64_t>(std::min(dims[d1] - row, dims[d2] - column), 0);
+  int64_t start = StorageOffsetOf(x);
+  if (n > 0) start += row * base_strides[d1] + column * base_strides[d2];
+  std::vector<int64_t> strides;
+  for (int64_t i = 0; i < RankOf(x); ++i) {
+    if (i != d1 && i != d2) strides.push_back(base_strides[i]);
+  }
+  strides.push_back(base_strides[d1] + base_strides[d2]);
+  return MakeView(x, DiagonalStep(offset, d1, d2), std::move(strides), start);
+}
+
+absl::StatusOr<ViewedTensor> AsStrided(const ViewedTensor& x,
+                                       std::vector<int64_t> size,
+                                       std::vector<int64_t> stride,
+                                       std::optional<int64_t> storage_offset) {
+  if (size.size() != stride.size()) {
+    return EagerRuntimeError("mismatch in length of strides and shape");
+  }
+  if (std::any_of(stride.begin(), stride.end(),
+                  [](int64_t s) { return s < 0; })) {
+    return EagerRuntimeError(absl::StrCat(
+        "as_strided: Negative strides are not supported at the moment, got "
+        "strides: ", DimsText(stride)));
+  }
+  if (std::any_of(size.begin(), size.end(), [](int64_t n) { return n < 0; })) {
+    return EagerRuntimeError(absl::StrCat(
+        "Storage size calculation overflowed with sizes=", DimsText(size),
+        " and strides=", DimsText(stride)));
+  }
+  const int64_t offset = storage_offset.value_or(StorageOffsetOf(x));
+  if (offset < 0) {
+    return EagerRuntimeError(
+        absl::StrCat("Tensor: invalid storage offset ", offset));
+  }
+  // A root is contiguous with storage offset 0: its value is the storage.
+  const XlaTensorPtr& root = x.view != nullptr ? x.view->root : x.handle;
+  const std::vector<int64_t>& root_dims = root->shape().dims;
+  const int64_t numel = NumElements(root_dims);
+  int64_t needed = 0;
+  if (NumElements(size) > 0) {
+    needed = offset + 1;
+    for (size_t k = 0; k < size.size(); ++k) needed += (size[k] - 1) * stride[k];
+  }
+  if (needed > numel) {
+    const int64_t item = DTypeByteSize(root->shape().dtype);
+    return EagerRuntimeError(absl::StrCat(
+        "setStorage: sizes ", DimsText(size), ", strides ", DimsText(stride),
+        ", storage offset ", offset, ", and itemsize ", item,
+        " requiring a storage size of ", needed * item,
+        " are out of bounds for storage of size ", numel * item));
+  }
+  ViewStepPtr step;
+  if (offset == 0 && numel == NumElements(size) &&
+      ViewStrides(root_dims, ContiguousStrides(root_dims), size) == stride) {
+    step = ReshapeStep(size, root_dims);
+  } else {
+    step = AsStridedStep(size, stride, offset, root_dims);
+  }
+  // A step from the root, whatever view x is.
+  TXLA_ASSIGN_OR_RETURN(XlaTensorPtr handle, step->Forward(root));
+  if (handle == root) {
+    TXLA_ASSIGN_OR_RETURN(handle, CloneTensor(*root));
+  }
+  return ViewedTensor{std::move(handle),
+                      ExtendView(root, nullptr, std::move(step),
+                                 std::move(stride), offset)};
+}
+
+absl::StatusOr<ViewedTensor> ViewDtype(const ViewedTensor& x, DType dtype) {
+  const DType own = x.handle->shape().dtype;
+  std::vector<int64_t> dims = x.handle->shape().dims;
+  if (dtype == own) return View(x, std::move(dims));
+  const int64_t from = DTypeByteSize(own), to = DTypeByteSize(dtype);
+  std::vector<int64_t> strides = StridesOf(x);
+  int64_t offset = StorageOffsetOf(x);
+  if (from != to) {
+    const std::string what =
+        absl::StrCat(" to view ", ops::ScalarTypeName(own), " as ",
+                     ops::ScalarTypeName(dtype), " (different element sizes)");
+    if (dims.empty()) {
+      return EagerRuntimeError(absl::StrCat("self.dim() cannot be 0", what));
+    }
+    if (strides.back() != 1) {
+      return EagerRuntimeError(absl::StrCat("self.stride(-1) must be 1", what,
+                                            ", but got ", strides.back()));
+    }
+    if (from > to) {
+      const int64_t ratio = from / to;
+      for (size_t i = 0; i + 1 < strides.size(); ++i) strides[i] *= ratio;
+      offset *= ratio;
+    } else {
+      const int64_t ratio = to / from;
+      if (dims.back() % ratio != 0) {
+        return EagerRuntimeError(
+            absl::StrCat("self.size(-1) must be divisible by ", ratio, what,
+                         ", but got ", dims.back()));
+      }
+      if (offset % ratio != 0) {
+        return EagerRuntimeError(
+            absl::StrCat("self.storage_offset() must be divisible by ", ratio,
+                         what, ", but got ", offset));
+      }
+      for (size_t i = 0; i + 1 < strides.size(); ++i) {
+        if (strides[i] % ratio != 0) {
+          return EagerRuntimeError(absl::StrCat(
+              "self.stride(", i, ") must be divisible by ", ratio, what,
+              ", but got ", strides[i]));
+        }
+        strides[i] /= ratio;
+      }
+      offset /= ratio;
+    }
+  }
+  return MakeView(x, BitcastStep(own, dtype), std::move(strides), offset);
 }
 
 }  // namespace torch_xla::view_ops

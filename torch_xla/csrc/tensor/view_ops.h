@@ -88,6 +88,21 @@ absl::StatusOr<std::vector<ViewedTensor>> SplitWithSizes(
 absl::StatusOr<std::vector<ViewedTensor>> Unbind(const ViewedTensor& x,
                                                  int64_t dim);
 
+// The views that address the root's storage (their steps:
+// tensor/storage_views.h).
+// aten.diagonal: dims wrapped as eager, and distinct.
+absl::StatusOr<ViewedTensor> Diagonal(const ViewedTensor& x, int64_t offset,
+                                      int64_t dim1, int64_t dim2);
+// aten.as_strided: the root's storage at `storage_offset` (absent: x's)
+// with `size` and `stride`; eager's checks against the root's storage.
+absl::StatusOr<ViewedTensor> AsStrided(const ViewedTensor& x,
+                                       std::vector<int64_t> size,
+                                       std::vector<int64_t> stride,
+                                       std::optional<int64_t> storage_offset);
+// aten.view.dtype: x's bytes as `dtype` (x's own dtype: an alias); a dtype
+// of another size scales the last dim, with eager's checks of x's strides.
+absl::StatusOr<ViewedTensor> ViewDtype(const ViewedTensor& x, DType dtype);
+
 }  // namespace view_ops
 }  // namespace torch_xla
 

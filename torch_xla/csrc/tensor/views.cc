@@ -15,57 +15,17 @@
 namespace torch_xla {
 namespace {
 
-// A step's result: `input` itself when the op was the identity (a tensor
-// holding data keeps holding it), else a new pending tensor.
-template <typename Fn>
-absl::StatusOr<XlaTensorPtr> Apply(const XlaTensorPtr& input, Fn fn) {
-  TXLA_ASSIGN_OR_RETURN(Value value, input->GetIrValue());
-  TXLA_ASSIGN_OR_RETURN(Value result, fn(value));
-  if (result == value) return input;
-  return XlaTensor::FromIr(std::move(result), input->device());
-}
-
-// Replaces `array` by the elements at `offset + sum(index[d] * steps[d])`
-// (in elements) for each index of `dims`: any strided view of a dense array.
-// A shape-only probe (no bytes) gets the new dims alone.
-void GatherOnHost(HostArray* array, std::vector<int64_t> dims,
-                  absl::Span<const int64_t> steps, int64_t offset) {
-  const int64_t size = array->element_size;
-  int64_t count = 1;
-  for (int64_t d : dims) count *= d;
-  if (array->bytes.empty() || count == 0) {
-    array->bytes.clear();
-    array->dims = std::move(dims);
-    return;
-  }
-  const size_t rank = dims.size();
-  std::vector<uint8_t> out(count * size);
-  std::vector<int64_t> index(rank, 0);
-  int64_t from = offset;
-  for (int64_t n = 0; n < count; ++n) {
-    std::memcpy(out.data() + n * size, array->bytes.data() + from * size, size);
-    for (size_t d = rank; d-- > 0;) {  // odometer over the view's index
-      from += steps[d];
-      if (++index[d] < dims[d]) break;
-      from -= steps[d] * dims[d];
-      index[d] = 0;
-    }
-  }
-  array->dims = std::move(dims);
-  array->bytes = std::move(out);
-}
-
 class ReshapeView final : public ViewStep {
  public:
   ReshapeView(std::vector<int64_t> dims, std::vector<int64_t> base_dims)
       : dims_(std::move(dims)), base_dims_(std::move(base_dims)) {}
   absl::StatusOr<XlaTensorPtr> Forward(
       const XlaTensorPtr& base) const override {
-    return Apply(base, [&](Value v) { return MakeReshape(std::move(v), dims_); });
+    return ApplyToValue(base, [&](Value v) { return MakeReshape(std::move(v), dims_); });
   }
   absl::StatusOr<XlaTensorPtr> Inverse(
       const XlaTensorPtr& base, const XlaTensorPtr& view) const override {
-    return Apply(view,
+    return ApplyToValue(view,
                  [&](Value v) { return MakeReshape(std::move(v), base_dims_); });
   }
   bool RearrangeOnHost(HostArray* array) const override {
@@ -90,13 +50,13 @@ class PermuteView final : public ViewStep {
   }
   absl::StatusOr<XlaTensorPtr> Forward(
       const XlaTensorPtr& base) const override {
-    return Apply(base, [&](Value v) {
+    return ApplyToValue(base, [&](Value v) {
       return MakeTranspose(std::move(v), permutation_);
     });
   }
   absl::StatusOr<XlaTensorPtr> Inverse(
       const XlaTensorPtr& base, const XlaTensorPtr& view) const override {
-    return Apply(view,
+    return ApplyToValue(view,
                  [&](Value v) { return MakeTranspose(std::move(v), inverse_); });
   }
   bool RearrangeOnHost(HostArray* array) const override {
@@ -123,14 +83,14 @@ class SliceView final : public ViewStep {
       : dim_(dim), start_(start), end_(end), step_(step) {}
   absl::StatusOr<XlaTensorPtr> Forward(
       const XlaTensorPtr& base) const override {
-    return Apply(base, [&](Value v) {
+    return ApplyToValue(base, [&](Value v) {
       return MakeStridedSlice(std::move(v), dim_, start_, end_, step_);
     });
   }
   absl::StatusOr<XlaTensorPtr> Inverse(
       const XlaTensorPtr& base, const XlaTensorPtr& view) const override {
     TXLA_ASSIGN_OR_RETURN(Value update, view->GetIrValue());
-    return Apply(base, [&](Value v) {
+    return ApplyToValue(base, [&](Value v) {
       return MakeUpdateStridedSlice(std::move(v), update, dim_, start_, step_);
     });
   }
@@ -157,7 +117,7 @@ class SelectView final : public ViewStep {
   SelectView(int64_t dim, int64_t index) : dim_(dim), index_(index) {}
   absl::StatusOr<XlaTensorPtr> Forward(
       const XlaTensorPtr& base) const override {
-    return Apply(base, [&](Value v) -> absl::StatusOr<Value> {
+    return ApplyToValue(base, [&](Value v) -> absl::StatusOr<Value> {
       std::vector<int64_t> dims = v.shape().dims;
       dims.erase(dims.begin() + dim_);
       TXLA_ASSIGN_OR_RETURN(
@@ -171,7 +131,7 @@ class SelectView final : public ViewStep {
     std::vector<int64_t> kept = update.shape().dims;
     kept.insert(kept.begin() + dim_, 1);
     TXLA_ASSIGN_OR_RETURN(update, MakeReshape(std::move(update), kept));
-    return Apply(base, [&](Value v) {
+    return ApplyToValue(base, [&](Value v) {
       return MakeUpdateSliceDim(std::move(v), update, dim_, index_);
     });
   }
@@ -201,7 +161,7 @@ class ExpandView final : public ViewStep {
         writable_(writable) {}
   absl::StatusOr<XlaTensorPtr> Forward(
       const XlaTensorPtr& base) const override {
-    return Apply(base,
+    return ApplyToValue(base,
                  [&](Value v) { return MakeBroadcastTo(std::move(v), dims_); });
   }
   absl::StatusOr<XlaTensorPtr> Inverse(
@@ -214,7 +174,7 @@ class ExpandView final : public ViewStep {
           absl::StrJoin(base_dims_, ","), "] to [", absl::StrJoin(dims_, ","),
           "]). Please clone() the tensor before performing the operation."));
     }
-    return Apply(view,
+    return ApplyToValue(view,
                  [&](Value v) { return MakeReshape(std::move(v), base_dims_); });
   }
   bool RearrangeOnHost(HostArray* array) const override {
@@ -250,6 +210,33 @@ absl::StatusOr<XlaTensorPtr> Derive(const ViewInfo& view) {
 }
 
 }  // namespace
+
+void GatherOnHost(HostArray* array, std::vector<int64_t> dims,
+                  absl::Span<const int64_t> steps, int64_t offset) {
+  const int64_t size = array->element_size;
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  if (array->bytes.empty() || count == 0) {
+    array->bytes.clear();
+    array->dims = std::move(dims);
+    return;
+  }
+  const size_t rank = dims.size();
+  std::vector<uint8_t> out(count * size);
+  std::vector<int64_t> index(rank, 0);
+  int64_t from = offset;
+  for (int64_t n = 0; n < count; ++n) {
+    std::memcpy(out.data() + n * size, array->bytes.data() + from * size, size);
+    for (size_t d = rank; d-- > 0;) {  // odometer over the view's index
+      from += steps[d];
+      if (++index[d] < dims[d]) break;
+      from -= steps[d] * dims[d];
+      index[d] = 0;
+    }
+  }
+  array->dims = std::move(dims);
+  array->bytes = std::move(out);
+}
 
 ViewStepPtr ReshapeStep(std::vector<int64_t> dims,
                         std::vector<int64_t> base_dims) {

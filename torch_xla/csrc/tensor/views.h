@@ -9,10 +9,8 @@
 // its root moved (RefreshView); an in-place update of a view goes back
 // through the inverses into the root (CommitView). The root is shared
 // (shared_ptr); a ViewInfo owns its steps. The steps built here (reshape,
-// permute, slice, select, expand) serve the view ops (tensor/view_ops.h);
-// the binding layer adds a step that calls Python (forward, inverse)
-// functions, for the views that address the root's storage (diagonal,
-// as_strided, view(dtype): torch_xla/_ops/storage_views.py).
+// permute, slice, select, expand) and in tensor/storage_views.h (diagonal,
+// as_strided, view(dtype)) serve the view ops (tensor/view_ops.h).
 //
 // Functions that run steps change no tensor before every step succeeded, so
 // an error (a status, or an exception raised by a Python step) leaves the
@@ -56,6 +54,26 @@ class ViewStep {
   virtual bool calls_python() const { return false; }
 };
 using ViewStepPtr = std::shared_ptr<const ViewStep>;
+
+// A step's result: `input` itself when `fn` (Value -> StatusOr<Value>)
+// returned its value unchanged (a tensor holding data keeps holding it),
+// else a new pending tensor.
+template <typename Fn>
+absl::StatusOr<XlaTensorPtr> ApplyToValue(const XlaTensorPtr& input, Fn fn) {
+  absl::StatusOr<Value> value = input->GetIrValue();
+  if (!value.ok()) return value.status();
+  absl::StatusOr<Value> result = fn(*value);
+  if (!result.ok()) return result.status();
+  if (*result == *value) return input;
+  return XlaTensor::FromIr(*std::move(result), input->device());
+}
+
+// Replaces `array` by the elements at `offset + sum(index[d] * steps[d])`
+// (in elements) for each index of `dims`: any strided view of a dense
+// array (a step's RearrangeOnHost). A shape-only probe (no bytes) gets the
+// new dims alone.
+void GatherOnHost(HostArray* array, std::vector<int64_t> dims,
+                  absl::Span<const int64_t> steps, int64_t offset);
 
 // `base_dims` is the base's shape (the inverse reshapes back to it).
 ViewStepPtr ReshapeStep(std::vector<int64_t> dims,
