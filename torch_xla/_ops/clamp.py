@@ -30,6 +30,13 @@ def _clamp(x, low, high, inplace=False):
   clamped by 1.5 gives floats) and must fit the result dtype (eager's
   overflow error otherwise, raised by the C++ call); one C++ call
   (ops/select_ops.h), which with `inplace` commits the result into x."""
+  return _XLAC._clamp(x, low, high, clamp_code(x, low, high, inplace),
+                      inplace)
+
+
+def clamp_code(x, low, high, inplace):
+  """The dtype code clamp(x, low, high) computes in, after eager's checks
+  (also the _foreach_clamp_min/max rules', optim_ops.py)."""
   if low is None and high is None:
     raise RuntimeError(
         "torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -38,7 +45,7 @@ def _clamp(x, low, high, inplace=False):
     raise RuntimeError(
         f"result type {_dtypes.scalar_type_name(dtype)} can't be cast to "
         f"the desired output type {_C_TYPE_NAMES.get(x.dtype, x.dtype)}")
-  return _XLAC._clamp(x, low, high, code_of(dtype), inplace)
+  return code_of(dtype)
 
 
 @op(aten.clamp.default, aten.clamp.Tensor)

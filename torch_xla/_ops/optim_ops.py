@@ -2,12 +2,17 @@
 
 torch.optim's foreach=True paths (SGD, Adam, AdamW, ...) and
 clip_grad_norm_ call `_foreach_*` ops on lists of parameters, gradients and
-state. On 'xla' a list op is just the single-tensor op traced once per
-element (they all land in one graph anyway), so every `_foreach_X` here
-loops and calls the registry's rule for X; in-place variants commit the
-result into each tensor. Scalars (lr, betas, bias corrections) become scalar
-parameters through the single-tensor rules: a new learning rate or step
-count never recompiles.
+state. On 'xla' a list op is the single-tensor op traced once per element
+(they all land in one graph anyway), but in ONE call into C++ per list
+(csrc/python/foreach_bindings.cc): the rule here checks eager's errors and
+picks each element's dtype as the single-tensor rule does, and the binding
+builds each element with that rule's builder (ops/arithmetic_ops.h,
+unary_ops.h, select_ops.h, optim_ops.h), committing in-place results in
+list order. Scalars (lr, betas, bias corrections) become scalar parameters
+as in the single-tensor rules: a new learning rate or step count never
+recompiles. List ops whose single-tensor rule picks among several builders
+(pow with scalar exponents, atan, rounding, copy) call that rule per
+element.
 
 lerp/addcmul/addcdiv follow eager's formulas (and its f32 "opmath" for
 bf16/f16) so results match eager PyTorch closely; they are built in C++
@@ -18,14 +23,18 @@ lerp_/addcmul_/addcdiv_ call too. This module checks eager's errors.
 import torch
 
 from torch_xla import _XLAC, _dtypes, _ir
+from torch_xla._dtypes import _CODES
 from torch_xla._ops import registry
 from torch_xla._ops._common import (check_same_device, code_of, literal,
-                                    scalar)
+                                    result_type)
+from torch_xla._ops.clamp import clamp_code
+from torch_xla._ops.elementwise import _check_bool_sub, _float_type, _scaled
 from torch_xla._ops.reductions import acc_code
 from torch_xla._ops.registry import aten, op
-from torch_xla._tensor import XlaTensor, commit, wrap, xt_of
+from torch_xla._tensor import XlaTensor, wrap, xt_of
 
 _opmath = acc_code
+op_ = op  # the registration decorator where `op` names an arithmetic code
 
 
 def _dtype_name(dtype):
@@ -34,15 +43,6 @@ def _dtype_name(dtype):
           torch.bfloat16: "c10::BFloat16", torch.float16: "c10::Half",
           torch.int64: "long int", torch.int32: "int"}.get(
               dtype, str(dtype).replace("torch.", ""))
-
-
-def _commit_inplace(name, x, value):
-  """x.op_(...): the result, in x's dtype, must keep x's shape."""
-  if value.dims != list(x.shape):
-    raise RuntimeError(
-        f"{name}: output with shape {list(x.shape)} doesn't match the "
-        f"broadcast shape {value.dims}")
-  return commit(x, _ir.convert(value, code_of(x.dtype)))
 
 
 # lerp ------------------------------------------------------------------------
@@ -80,11 +80,18 @@ def lerp_(x, end, weight):
 # addcmul / addcdiv -----------------------------------------------------------
 
 
-def _addc(kind, x, t1, t2, value, inplace, inplace_name=None):
+def _addc(kind, x, t1, t2, value, inplace):
   """x + value * t1 * t2 (kind "multiply") or x + value * t1 / t2
   ("divide"), evaluated left to right like eager, in opmath
-  (ops/optim_ops.h); a new tensor, or x updated with `inplace` (errors
-  name `inplace_name`, default addcmul_/addcdiv_)."""
+  (ops/optim_ops.h); a new tensor, or x updated with `inplace`."""
+  code, value = _addc_plan(kind, x, t1, t2, value)
+  name = "addcmul_" if kind == "multiply" else "addcdiv_"
+  return _XLAC._addc(_ir.K[kind], x, t1, t2, value, code, inplace, name)
+
+
+def _addc_plan(kind, x, t1, t2, value):
+  """(dtype code, value or None for 1) of addcmul/addcdiv after eager's
+  checks (also the _foreach_ forms')."""
   name = "addcmul" if kind == "multiply" else "addcdiv"
   check_same_device(name, x, t1, t2)
   dtype = torch.promote_types(torch.promote_types(x.dtype, t1.dtype),
@@ -101,8 +108,7 @@ def _addc(kind, x, t1, t2, value, inplace, inplace_name=None):
         "dtypes.")
   if isinstance(value, (int, float)) and value == 1:
     value = None  # no multiplication, as eager
-  return _XLAC._addc(_ir.K[kind], x, t1, t2, value, code_of(dtype), inplace,
-                     inplace_name or f"{name}_")
+  return code_of(dtype), value
 
 
 @op(aten.addcmul.default)
@@ -126,6 +132,13 @@ def addcdiv_(x, t1, t2, value=1):
 
 
 # _foreach_* ------------------------------------------------------------------
+#
+# Each list op is one _XLAC call (csrc/python/foreach_bindings.cc): the rule
+# checks eager's errors and picks each element's dtype as the single-tensor
+# rule does, then the binding builds every element with that rule's builder
+# and, in place, commits each result in list order.
+
+_ADD, _SUB, _MUL, _DIV = 0, 1, 2, 3  # ops/arithmetic_ops.h's ArithmeticOp
 
 
 def _check_lists(name, *lists):
@@ -155,16 +168,92 @@ def _scalars_of(name, scalars, n):
   return values
 
 
-def _apply(fn, inplace, name, tensors, *per_item):
-  """fn(tensor, *items) for each tensor; commits for in-place ops."""
-  results = []
-  for t, *items in zip(tensors, *per_item):
-    out = fn(t, *items)
-    if inplace:
-      _commit_inplace(name, t, xt_of(out))
+def _others(name, overload, self, other):
+  """The second operand per element for an overload: List (a list of n
+  tensors), Scalar or Tensor (one, repeated), ScalarList."""
+  n = len(self)
+  if overload == "List":
+    _check_lists(name, self, other)
+    return list(other)
+  if overload == "ScalarList":
+    return _scalars_of(name, other, n)
+  return [other] * n
+
+
+def _arithmetic_lists(op, name, self, others, alpha, inplace):
+  """_foreach_add/sub/mul/div: each element's dtype and alpha as
+  elementwise.py's add/sub/mul/div (and their in-place forms) pick them."""
+  codes, scaled, alphas = [], [], []
+  for a, b in zip(self, others):
+    if op == _SUB:
+      _check_bool_sub(a, b)
+    dtype = result_type(a, b)
+    if op == _DIV:
+      dtype = _float_type(dtype)
+    if op in (_ADD, _SUB):
+      b, a_ = _scaled(b, alpha, dtype)
     else:
-      results.append(out)
-  return None if inplace else results
+      a_ = None
+    codes.append(_CODES[dtype])
+    scaled.append(b)
+    alphas.append(a_)
+  return _XLAC._foreach_arithmetic(op, list(self), scaled, codes, alphas,
+                                   inplace, name)
+
+
+def _register_arithmetic(base, op):
+  for inplace in (False, True):
+    name = f"_foreach_{base}{'_' if inplace else ''}"
+    packet = getattr(aten, name)
+    for overload in packet.overloads():
+      if overload.endswith("_out"):
+        continue
+
+      def rule(self, other, alpha=1, _inplace=inplace, _name=name,
+               _overload=overload):
+        others = _others(_name, _overload, self, other)
+        return _arithmetic_lists(op, _name, self, others, alpha, _inplace)
+
+      op_(getattr(packet, overload))(rule)
+
+
+def _clamp_lists(name, self, lows, highs, inplace):
+  """clamp(self[i], lows[i], highs[i]) per element, as clamp.py's rules."""
+  codes = [clamp_code(x, lo, hi, inplace)
+           for x, lo, hi in zip(self, lows, highs)]
+  return _XLAC._foreach_clamp(list(self), lows, highs, codes, inplace, name)
+
+
+def _register_extreme(base, low):
+  """_foreach_maximum/minimum/clamp_min/clamp_max: with scalars a clamp
+  (as eager's foreach kernels); with a tensor list, maximum/minimum as the
+  binary op, clamp_min/max as clamp with tensor bounds."""
+  for inplace in (False, True):
+    name = f"_foreach_{base}{'_' if inplace else ''}"
+    packet = getattr(aten, name)
+    for overload in ("List", "Scalar", "ScalarList"):
+
+      def rule(self, other, _inplace=inplace, _name=name, _overload=overload):
+        others = _others(_name, _overload, self, other)
+        if _overload == "List" and base in ("maximum", "minimum"):
+          codes = [_CODES[result_type(a, b)] for a, b in zip(self, others)]
+          return _XLAC._foreach_binary(_ir.K[base], list(self), others, codes,
+                                       _inplace, _name)
+        nones = [None] * len(self)
+        lows, highs = (others, nones) if low else (nones, others)
+        return _clamp_lists(_name, self, lows, highs, _inplace)
+
+      op_(getattr(packet, overload))(rule)
+
+
+_register_arithmetic("add", _ADD)
+_register_arithmetic("sub", _SUB)
+_register_arithmetic("mul", _MUL)
+_register_arithmetic("div", _DIV)
+_register_extreme("maximum", low=True)
+_register_extreme("minimum", low=False)
+_register_extreme("clamp_min", low=True)
+_register_extreme("clamp_max", low=False)
 
 
 def _single(overload):
@@ -177,51 +266,47 @@ def _single(overload):
   return call
 
 
-def _register_binary(base, list_op, scalar_op, tensor_op=None):
-  """_foreach_<base>[_].{List, Scalar, ScalarList, Tensor}."""
-  list_fn, scalar_fn = _single(list_op), _single(scalar_op)
-  tensor_fn = _single(tensor_op) if tensor_op is not None else None
+def _apply(fn, inplace, name, tensors, *per_item):
+  """fn(tensor, *items) for each tensor, one rule call each (the list ops
+  without a list binding); commits for in-place ops."""
+  results = []
+  for t, *items in zip(tensors, *per_item):
+    out = fn(t, *items)
+    if inplace:
+      _XLAC._commit_inplace(t, out, name)
+    else:
+      results.append(out)
+  return None if inplace else results
+
+
+def _register_pow():
+  """pow of two tensor lists is one call (the binary op, as pow's rule);
+  with scalar exponents each element goes through pow's rule, which picks
+  among several builders by exponent."""
+  scalar_fn = _single(aten.pow.Tensor_Scalar)
   for inplace in (False, True):
-    name = f"_foreach_{base}{'_' if inplace else ''}"
+    name = f"_foreach_pow{'_' if inplace else ''}"
     packet = getattr(aten, name)
-    overloads = packet.overloads()
 
-    def on_list(self, other, alpha=None, _inplace=inplace, _name=name):
+    def on_list(self, other, _inplace=inplace, _name=name):
       _check_lists(_name, self, other)
-      kw = {} if alpha is None else {"alpha": alpha}
-      return _apply(lambda a, b: list_fn(a, b, **kw), _inplace, _name, self,
-                    other)
+      codes = [_CODES[result_type(a, b)] for a, b in zip(self, other)]
+      return _XLAC._foreach_binary(_ir.K["power"], list(self), list(other),
+                                   codes, _inplace, _name)
 
-    def on_scalar(self, scalar_, _inplace=inplace, _name=name):
-      return _apply(lambda a: scalar_fn(a, scalar_), _inplace, _name, self)
+    def on_scalar(self, exponent, _inplace=inplace, _name=name):
+      return _apply(lambda a: scalar_fn(a, exponent), _inplace, _name, self)
 
-    def on_scalar_list(self, scalars, _inplace=inplace, _name=name):
-      values = _scalars_of(_name, scalars, len(self))
-      return _apply(lambda a, s: scalar_fn(a, s), _inplace, _name, self,
-                    values)
+    def on_scalar_list(self, exponents, _inplace=inplace, _name=name):
+      values = _scalars_of(_name, exponents, len(self))
+      return _apply(scalar_fn, _inplace, _name, self, values)
 
-    def on_tensor(self, other, alpha=None, _inplace=inplace, _name=name):
-      kw = {} if alpha is None else {"alpha": alpha}
-      return _apply(lambda a: tensor_fn(a, other, **kw), _inplace, _name,
-                    self)
-
-    op(packet.List)(on_list)
-    op(packet.Scalar)(on_scalar)
-    op(packet.ScalarList)(on_scalar_list)
-    if "Tensor" in overloads and tensor_fn is not None:
-      op(packet.Tensor)(on_tensor)
+    op_(packet.List)(on_list)
+    op_(packet.Scalar)(on_scalar)
+    op_(packet.ScalarList)(on_scalar_list)
 
 
-_register_binary("add", aten.add.Tensor, aten.add.Scalar, aten.add.Tensor)
-_register_binary("sub", aten.sub.Tensor, aten.sub.Scalar)
-_register_binary("mul", aten.mul.Tensor, aten.mul.Scalar, aten.mul.Tensor)
-_register_binary("div", aten.div.Tensor, aten.div.Scalar, aten.div.Tensor)
-# Like eager's foreach kernels, maximum/minimum with a scalar are clamps.
-_register_binary("maximum", aten.maximum.default, aten.clamp_min.default)
-_register_binary("minimum", aten.minimum.default, aten.clamp_max.default)
-_register_binary("clamp_min", aten.clamp_min.Tensor, aten.clamp_min.default)
-_register_binary("clamp_max", aten.clamp_max.Tensor, aten.clamp_max.default)
-_register_binary("pow", aten.pow.Tensor_Tensor, aten.pow.Tensor_Scalar)
+_register_pow()
 
 
 @op(aten._foreach_pow.ScalarAndTensor)
@@ -234,20 +319,37 @@ _UNARY = ("abs", "acos", "asin", "atan", "ceil", "cos", "cosh", "erf", "erfc",
           "exp", "expm1", "floor", "frac", "lgamma", "log", "log10", "log1p",
           "log2", "neg", "reciprocal", "round", "rsqrt", "sigmoid", "sign",
           "sin", "sinh", "sqrt", "tan", "tanh", "trunc")
+_NO_UNARY_PLAN = (torch.bool, torch.uint8, torch.uint16, torch.uint32,
+                  torch.uint64)
 
 
 def _register_unary(base):
-  fn = _single(getattr(aten, base).default)
+  """One call over the list where the single-tensor rule is one of
+  unary_math.py's plain math functions (its `unary_plan`: kind, opmath,
+  integers in the default float type); the others (atan, log2, rounding,
+  ...) call the rule per element."""
+  overload = getattr(aten, base).default
+  fn = _single(overload)
 
-  @op(getattr(aten, f"_foreach_{base}").default)
-  def functional(self):
+  def run(self, inplace, name):
+    plan = getattr(registry.RULES.get(overload), "unary_plan", None)
+    if plan is not None:
+      kind, opmath, float_result = plan
+      if float_result or not any(t.dtype in _NO_UNARY_PLAN for t in self):
+        codes = [
+            _CODES[_float_type(t.dtype) if float_result else t.dtype]
+            for t in self
+        ]
+        return _XLAC._foreach_unary(kind, list(self), codes, opmath, inplace,
+                                    name)
+    if inplace:
+      return _apply(fn, True, name, self)
     return [fn(t) for t in self]
 
-  name = f"_foreach_{base}_"
-
-  @op(getattr(aten, name).default)
-  def inplace(self):
-    return _apply(fn, True, name, self)
+  op_(getattr(aten, f"_foreach_{base}").default)(
+      lambda self: run(self, False, f"_foreach_{base}"))
+  op_(getattr(aten, f"_foreach_{base}_").default)(
+      lambda self: run(self, True, f"_foreach_{base}_"))
 
 
 for _base in _UNARY:
@@ -259,24 +361,24 @@ def _register_addc(base, kind):
     name = f"_foreach_{base}{'_' if inplace else ''}"
     packet = getattr(aten, name)
 
-    def one(x, t1, t2, value, _inplace=inplace, _name=name):
-      return _addc(kind, x, t1, t2, value, _inplace, _name)
-
-    def on_scalar(self, t1, t2, value=1, _inplace=inplace, _name=name,
-                  _one=one):
+    def on_values(self, t1, t2, values, _inplace=inplace, _name=name):
       _check_lists(_name, self, t1, t2)
-      out = [_one(x, a, b, value) for x, a, b in zip(self, t1, t2)]
-      return None if _inplace else out
+      codes, scales = [], []
+      for x, a, b, v in zip(self, t1, t2, values):
+        code, scale = _addc_plan(kind, x, a, b, v)
+        codes.append(code)
+        scales.append(scale)
+      return _XLAC._foreach_addc(_ir.K[kind], list(self), list(t1), list(t2),
+                                 scales, codes, _inplace, _name)
 
-    def on_scalars(self, t1, t2, scalars, _inplace=inplace, _name=name,
-                   _one=one):
-      _check_lists(_name, self, t1, t2)
-      values = _scalars_of(_name, scalars, len(self))
-      out = [_one(x, a, b, v) for x, a, b, v in zip(self, t1, t2, values)]
-      return None if _inplace else out
+    def on_scalar(self, t1, t2, value=1, _on_values=on_values):
+      return _on_values(self, t1, t2, [value] * len(self))
 
-    op(packet.Scalar)(on_scalar)
-    op(packet.ScalarList, packet.Tensor)(on_scalars)
+    def on_scalars(self, t1, t2, scalars, _name=name, _on_values=on_values):
+      return _on_values(self, t1, t2, _scalars_of(_name, scalars, len(self)))
+
+    op_(packet.Scalar)(on_scalar)
+    op_(packet.ScalarList, packet.Tensor)(on_scalars)
 
 
 _register_addc("addcmul", "multiply")
@@ -288,31 +390,26 @@ def _register_lerp():
     name = f"_foreach_lerp{'_' if inplace else ''}"
     packet = getattr(aten, name)
 
-    def one(x, end, w, _inplace=inplace, _name=name):
-      _check_lerp(x, end, w)
-      return _XLAC._lerp(x, end, w, _inplace, _name)
-
-    def on_list(self, ends, weights, _inplace=inplace, _name=name, _one=one):
-      _check_lists(_name, self, ends, weights)
-      out = [_one(x, e, w) for x, e, w in zip(self, ends, weights)]
-      return None if _inplace else out
-
-    def on_scalar(self, ends, weight, _inplace=inplace, _name=name,
-                  _one=one):
+    def on_weights(self, ends, weights, _inplace=inplace, _name=name):
       _check_lists(_name, self, ends)
-      out = [_one(x, e, weight) for x, e in zip(self, ends)]
-      return None if _inplace else out
+      for x, e, w in zip(self, ends, weights):
+        _check_lerp(x, e, w)
+      return _XLAC._foreach_lerp(list(self), list(ends), weights, _inplace,
+                                 _name)
 
-    def on_scalars(self, ends, weights, _inplace=inplace, _name=name,
-                   _one=one):
-      _check_lists(_name, self, ends)
-      values = _scalars_of(_name, weights, len(self))
-      out = [_one(x, e, w) for x, e, w in zip(self, ends, values)]
-      return None if _inplace else out
+    def on_list(self, ends, weights, _name=name, _on_weights=on_weights):
+      _check_lists(_name, self, weights)
+      return _on_weights(self, ends, list(weights))
 
-    op(packet.List)(on_list)
-    op(packet.Scalar)(on_scalar)
-    op(packet.ScalarList)(on_scalars)
+    def on_scalar(self, ends, weight, _on_weights=on_weights):
+      return _on_weights(self, ends, [weight] * len(self))
+
+    def on_scalars(self, ends, weights, _name=name, _on_weights=on_weights):
+      return _on_weights(self, ends, _scalars_of(_name, weights, len(self)))
+
+    op_(packet.List)(on_list)
+    op_(packet.Scalar)(on_scalar)
+    op_(packet.ScalarList)(on_scalars)
 
 
 _register_lerp()

@@ -32,6 +32,9 @@ def _unary_float(name, opmath=False):
                         _inplace)
 
   rule.__name__ = name
+  # (kind, opmath, integers in the default float type): the _foreach_
+  # rule's one call over a list (optim_ops.py).
+  rule.unary_plan = (kind, opmath, True)
   return rule
 
 
@@ -68,6 +71,8 @@ def _unary_same(name):
     return _XLAC._unary(kind, x, _CODES[x.dtype], False, _inplace)
 
   rule.__name__ = name
+  # As _unary_float's, for tensors other than bool and unsigned ones.
+  rule.unary_plan = (kind, False, False)
   return rule
 
 

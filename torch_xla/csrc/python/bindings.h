@@ -45,6 +45,8 @@ void InitSamplingBindings(pybind11::module_& m);
 // misc_op_bindings.cc: the builders of rules outside the family files
 // (embedding_renorm_, ...; ops/embedding_ops.h & co.).
 void InitMiscOpBindings(pybind11::module_& m);
+// foreach_bindings.cc: the _foreach_* list ops, one call per list.
+void InitForeachOpBindings(pybind11::module_& m);
 
 // A DType code from Python; InvalidArgument (ValueError) for an unknown one.
 absl::StatusOr<DType> DTypeFromCode(int64_t code);

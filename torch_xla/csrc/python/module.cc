@@ -27,4 +27,5 @@ PYBIND11_MODULE(_XLAC, m) {
   torch_xla::python::InitDistributedBindings(m);
   torch_xla::python::InitSamplingBindings(m);
   torch_xla::python::InitMiscOpBindings(m);
+  torch_xla::python::InitForeachOpBindings(m);
 }

@@ -1,0 +1,172 @@
+"""Each `_foreach_*` list op crosses into C++ once per list (issue 28 §1).
+
+torch.optim's foreach=True steps call a list op per update term over every
+parameter; its rule (torch_xla/_ops/optim_ops.py) picks each element's
+dtype and makes ONE `_XLAC` call (csrc/python/foreach_bindings.cc) that
+builds every element with the single-tensor op's builder. These tests count
+the `_XLAC` calls while a list op is traced (crossing_counter.py) for lists
+of 1, 3 and 75 tensors, check values against eager on lists that mix shapes
+and dtypes (test/python/ops/test_optim_ops.py covers the common cases and
+whole optimizer steps), and count an optimizer step over 75 parameters.
+"""
+
+import pytest
+import torch
+
+import torch_xla
+from crossing_counter import crossings
+
+DEV = torch_xla.device()
+
+# (id, list op on (a, b, c, s) lists, the binding its one call is).
+LIST_OPS = [
+    ("add_list", lambda a, b, c, s: torch._foreach_add(a, b),
+     "_foreach_arithmetic"),
+    ("add_list_alpha_", lambda a, b, c, s: torch._foreach_add_(a, b, alpha=.5),
+     "_foreach_arithmetic"),
+    ("sub_scalar", lambda a, b, c, s: torch._foreach_sub(a, 2),
+     "_foreach_arithmetic"),
+    ("mul_scalar_", lambda a, b, c, s: torch._foreach_mul_(a, 0.9),
+     "_foreach_arithmetic"),
+    ("mul_tensor", lambda a, b, c, s: torch._foreach_mul(a, s),
+     "_foreach_arithmetic"),
+    ("div_scalarlist_", lambda a, b, c, s: torch._foreach_div_(
+        a, [1.0 + i for i in range(len(a))]), "_foreach_arithmetic"),
+    ("maximum_list", lambda a, b, c, s: torch._foreach_maximum(a, b),
+     "_foreach_binary"),
+    ("minimum_scalar_", lambda a, b, c, s: torch._foreach_minimum_(a, 0.1),
+     "_foreach_clamp"),
+    ("clamp_min_list", lambda a, b, c, s: torch._foreach_clamp_min(a, b),
+     "_foreach_clamp"),
+    ("pow_list", lambda a, b, c, s: torch._foreach_pow(c, b),
+     "_foreach_binary"),
+    ("sqrt", lambda a, b, c, s: torch._foreach_sqrt(c), "_foreach_unary"),
+    ("exp_", lambda a, b, c, s: torch._foreach_exp_(a), "_foreach_unary"),
+    ("neg", lambda a, b, c, s: torch._foreach_neg(a), "_foreach_unary"),
+    ("addcmul_", lambda a, b, c, s: torch._foreach_addcmul_(a, b, c, value=.1),
+     "_foreach_addc"),
+    ("addcdiv_scalarlist", lambda a, b, c, s: torch._foreach_addcdiv(
+        a, b, c, [0.5] * len(a)), "_foreach_addc"),
+    ("lerp_scalar_", lambda a, b, c, s: torch._foreach_lerp_(a, b, 0.1),
+     "_foreach_lerp"),
+    ("lerp_list", lambda a, b, c, s: torch._foreach_lerp(a, b, c),
+     "_foreach_lerp"),
+]
+
+
+def _lists(n, device=DEV):
+  torch.manual_seed(n)
+  shapes = [(3, 4), (5,), (2, 1, 3)]
+  make = lambda: [torch.randn(*shapes[i % 3]) for i in range(n)]
+  a, b = make(), make()
+  c = [t.abs() + 0.5 for t in make()]
+  return ([t.to(device) for t in a], [t.to(device) for t in b],
+          [t.to(device) for t in c], torch.tensor(1.5).to(device))
+
+
+@pytest.mark.parametrize("n", [1, 3, 75])
+@pytest.mark.parametrize("name,fn,binding", LIST_OPS,
+                         ids=[o[0] for o in LIST_OPS])
+def test_list_op_is_one_call(name, fn, binding, n):
+  lists = _lists(n)
+  _, names = crossings(lambda: fn(*lists))
+  assert names == [binding], (name, n, names)
+
+
+def _to_cpu(x):
+  if isinstance(x, (list, tuple)):
+    return [_to_cpu(t) for t in x]
+  return x.cpu() if isinstance(x, torch.Tensor) else x
+
+
+@pytest.mark.parametrize("name,fn,binding", LIST_OPS,
+                         ids=[o[0] for o in LIST_OPS])
+def test_list_op_values_match_eager(name, fn, binding):
+  cpu = _lists(5, "cpu")
+  xla = [[t.to(DEV) for t in l] for l in cpu[:3]] + [cpu[3].to(DEV)]
+  want, got = fn(*cpu), fn(*xla)
+  if got is None:  # in place: the first list is the result
+    want, got = cpu[0], xla[0]
+  for w, g in zip(want, _to_cpu(got)):
+    assert g.dtype == w.dtype and g.shape == w.shape
+    torch.testing.assert_close(g, w, rtol=1e-5, atol=1e-5)
+
+
+def _mixed(device):
+  """Lists of different dtypes per element, as eager allows."""
+  torch.manual_seed(7)
+  a = [torch.randn(3, 2), torch.randint(-5, 5, (4,)),
+       torch.randn(2, 2).to(torch.bfloat16), torch.randint(-3, 3, (3,),
+                                                          dtype=torch.int32)]
+  b = [torch.randint(1, 4, (3, 2)), torch.randn(4), torch.randn(2, 2),
+       torch.randint(1, 3, (3,), dtype=torch.int32)]
+  return [t.to(device) for t in a], [t.to(device) for t in b]
+
+
+MIXED = [
+    ("add_alpha", lambda a, b: torch._foreach_add(a, b, alpha=2)),
+    ("sub_int_scalar", lambda a, b: torch._foreach_sub(a, 3)),
+    ("mul_float_scalar", lambda a, b: torch._foreach_mul(a, 1.5)),
+    ("div_list", lambda a, b: torch._foreach_div(a, b)),
+    ("mul_scalarlist", lambda a, b: torch._foreach_mul(a, [2, 0.5, 3, -1])),
+    ("maximum", lambda a, b: torch._foreach_maximum(a, b)),
+    ("clamp_max_scalar", lambda a, b: torch._foreach_clamp_max(a, 1)),
+    ("sqrt_ints", lambda a, b: torch._foreach_sqrt([t.abs() for t in a])),
+    ("abs", lambda a, b: torch._foreach_abs(a)),
+    ("addcmul", lambda a, b: torch._foreach_addcmul(a, b, b, value=2)),
+]
+
+
+@pytest.mark.parametrize("name,fn", MIXED, ids=[m[0] for m in MIXED])
+def test_mixed_dtypes_match_eager(name, fn):
+  want = fn(*_mixed("cpu"))
+  got = _to_cpu(fn(*_mixed(DEV)))
+  for w, g in zip(want, got):
+    assert g.dtype == w.dtype and g.shape == w.shape, (name, w.dtype, g.dtype)
+    tol = 2e-2 if w.dtype == torch.bfloat16 else 1e-5
+    torch.testing.assert_close(g, w, rtol=tol, atol=tol)
+
+
+def test_inplace_errors_match_eager():
+  """An in-place list op whose result an element cannot hold raises eager's
+  error, naming the op."""
+  for device in ("cpu", DEV):
+    ints = [torch.arange(3).to(device)]
+    with pytest.raises(RuntimeError, match="can't be cast"):
+      torch._foreach_mul_(ints, 1.5)
+    floats = [torch.randn(3).to(device)]
+    with pytest.raises(RuntimeError, match="doesn't match the broadcast"):
+      torch._foreach_add_(floats, [torch.randn(2, 3).to(device)])
+    with pytest.raises(RuntimeError, match="same number"):
+      torch._foreach_add(floats, [])
+
+
+@pytest.mark.parametrize("make,calls", [
+    (lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9, foreach=True), 3),
+    (lambda p: torch.optim.Adam(p, lr=0.01, foreach=True), 7),
+    (lambda p: torch.optim.AdamW(p, lr=0.01, weight_decay=0.1,
+                                 foreach=True), 8),
+], ids=["sgd_momentum", "adam", "adamw"])
+def test_optimizer_step_calls_and_values(make, calls):
+  """A foreach step over 75 parameters is a few calls (one per list op, not
+  per parameter), and 3 steps match eager's."""
+  torch.manual_seed(0)
+  cpu = [torch.nn.Parameter(torch.randn(2 + i % 3, 3)) for i in range(75)]
+  xla = [torch.nn.Parameter(p.detach().to(DEV)) for p in cpu]
+  opts = [make(cpu), make(xla)]
+  for step in range(3):
+    grads = [torch.randn_like(p) for p in cpu]
+    for p, g in zip(cpu, grads):
+      p.grad = g
+    for p, g in zip(xla, grads):
+      p.grad = g.to(DEV)
+    opts[0].step()
+    if step == 1:
+      _, names = crossings(opts[1].step, warm=False)
+      assert len(names) == calls, names
+      assert all(n.startswith("_foreach_") for n in names), names
+    else:
+      opts[1].step()
+  for c, x in zip(cpu, xla):
+    torch.testing.assert_close(x.detach().cpu(), c.detach(), rtol=1e-5,
+                               atol=1e-5)

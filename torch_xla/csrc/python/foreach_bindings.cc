@@ -1,0 +1,239 @@
+// The `_foreach_*` list ops' one call into C++ per list
+// (torch_xla/_ops/optim_ops.py): each binding takes the lists (and the
+// dtype each element computes in, which the Python rule promoted as the
+// single-tensor rule does) and builds every element with the builder the
+// single-tensor op uses (ops/arithmetic_ops.h, unary_ops.h, select_ops.h,
+// optim_ops.h): a foreach op's math is never written a second time. An
+// in-place list op commits each element's result into it in list order
+// (op_bindings.h's Finish, eager's errors prefixed with the op's name) and
+// returns None; a functional one returns the list of new tensors.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "pybind11/pybind11.h"
+#include "pybind11/stl.h"
+#include "torch_xla/csrc/ir/builder.h"
+#include "torch_xla/csrc/ops/arithmetic_ops.h"
+#include "torch_xla/csrc/ops/opmath.h"
+#include "torch_xla/csrc/ops/optim_ops.h"
+#include "torch_xla/csrc/ops/select_ops.h"
+#include "torch_xla/csrc/ops/unary_ops.h"
+#include "torch_xla/csrc/python/bindings.h"
+#include "torch_xla/csrc/python/op_bindings.h"
+#include "torch_xla/csrc/python/status_conversion.h"
+#include "torch_xla/csrc/python/torch_tensor.h"
+
+namespace py = pybind11;
+
+namespace torch_xla::python {
+namespace {
+
+// Every list (tensors, operands or dtype codes) has `n` entries; the
+// Python rules check eager's errors first, so a mismatch here is a bug.
+void CheckLengths(const char* op, size_t n,
+                  std::initializer_list<size_t> others) {
+  for (size_t m : others) {
+    if (m != n) {
+      ThrowStatus(absl::InvalidArgumentError(absl::StrCat(
+          op, ": every list must have ", n, " entries, got one of ", m)));
+    }
+  }
+}
+
+// Collects element results: the list of new tensors, or None in place.
+struct Results {
+  explicit Results(bool inplace) : inplace(inplace) {}
+
+  bool inplace;
+  py::list out;
+
+  void Add(py::object result) {
+    if (!inplace) out.append(std::move(result));
+  }
+  py::object Get() { return inplace ? py::object(py::none()) : out; }
+};
+
+void InitForeachElementwise(py::module_& m) {
+  m.def(
+      "_foreach_arithmetic",
+      [](int op, const py::list& selves, const py::list& others,
+         const std::vector<int>& codes, const py::list& alphas,
+         bool inplace, const std::string& name) {
+        const ops::ArithmeticOp kind =
+            ValueOrThrow(ops::ArithmeticOpFromCode(op));
+        CheckLengths("_foreach_arithmetic", selves.size(),
+                     {others.size(), codes.size(), alphas.size()});
+        Results results(inplace);
+        for (size_t i = 0; i < selves.size(); ++i) {
+          int device = 0;
+          py::handle alpha = alphas[i];
+          py::tuple operands =
+              alpha.is_none()
+                  ? py::tuple(py::make_tuple(selves[i], others[i]))
+                  : py::tuple(py::make_tuple(selves[i], others[i], alpha));
+          std::vector<Value> v =
+              ResolveOperands(operands, ToDType(codes[i]), &device);
+          if (!alpha.is_none()) {  // b * alpha in the op's dtype first
+            v[1] = ValueOrThrow(ops::Arithmetic(ops::ArithmeticOp::kMultiply,
+                                                std::move(v[1]), v[2]));
+          }
+          results.Add(Finish(ValueOrThrow(ops::Arithmetic(
+                                 kind, std::move(v[0]), std::move(v[1]))),
+                             selves[i], inplace, name));
+        }
+        return results.Get();
+      },
+      py::arg("op"), py::arg("selves"), py::arg("others"), py::arg("dtypes"),
+      py::arg("alphas"), py::arg("inplace") = false,
+      py::arg("name") = "",
+      "_foreach_add/sub/mul/div: selves[i] op others[i] (tensors or numbers) "
+      "in dtypes[i] (ops/arithmetic_ops.h, as _arithmetic), others[i] times "
+      "alphas[i] first (None for 1). A list of new tensors, or (inplace) each "
+      "of selves updated and None.");
+  m.def(
+      "_foreach_binary",
+      [](int kind, const py::list& selves, const py::list& others,
+         const std::vector<int>& codes, bool inplace,
+         const std::string& name) {
+        CheckLengths("_foreach_binary", selves.size(),
+                     {others.size(), codes.size()});
+        const OpKind op = ToOpKind(kind);
+        Results results(inplace);
+        for (size_t i = 0; i < selves.size(); ++i) {
+          int device = 0;
+          std::vector<Value> v = ResolveOperands(
+              py::make_tuple(selves[i], others[i]), ToDType(codes[i]),
+              &device);
+          results.Add(Finish(Value(ValueOrThrow(MakeNode(op, std::move(v)))),
+                             selves[i], inplace, name));
+        }
+        return results.Get();
+      },
+      py::arg("kind"), py::arg("selves"), py::arg("others"),
+      py::arg("dtypes"), py::arg("inplace") = false, py::arg("name") = "",
+      "_foreach_maximum/minimum/pow of two tensors: one elementwise op "
+      "(kind) of selves[i] and others[i] in dtypes[i], as _elementwise_op. "
+      "A list of new tensors, or (inplace) each of selves updated and None.");
+  m.def(
+      "_foreach_clamp",
+      [](const py::list& selves, const py::list& lows, const py::list& highs,
+         const std::vector<int>& codes, bool inplace,
+         const std::string& name) {
+        CheckLengths("_foreach_clamp", selves.size(),
+                     {lows.size(), highs.size(), codes.size()});
+        Results results(inplace);
+        for (size_t i = 0; i < selves.size(); ++i) {
+          const DType dtype = ToDType(codes[i]);
+          auto bound = [&](py::handle b) {
+            return b.is_none() ? Value()
+                               : OperandValue(b, dtype, /*checked=*/true);
+          };
+          Value out = ValueOrThrow(ops::Clamp(
+              ValueOf(ToXlaTensor(selves[i])), bound(lows[i]),
+              bound(highs[i]), dtype));
+          results.Add(Finish(std::move(out), selves[i], inplace, name));
+        }
+        return results.Get();
+      },
+      py::arg("selves"), py::arg("lows"), py::arg("highs"), py::arg("dtypes"),
+      py::arg("inplace") = false, py::arg("name") = "",
+      "_foreach_clamp_min/max (and maximum/minimum with a scalar): "
+      "clamp(selves[i], lows[i], highs[i]) in dtypes[i] (ops/select_ops.h, "
+      "as _clamp; None for no bound). A list of new tensors, or (inplace) "
+      "each of selves updated and None.");
+  m.def(
+      "_foreach_unary",
+      [](int kind, const py::list& selves, const std::vector<int>& codes,
+         bool opmath, bool inplace, const std::string& name) {
+        CheckLengths("_foreach_unary", selves.size(), {codes.size()});
+        const OpKind op = ToOpKind(kind);
+        Results results(inplace);
+        for (size_t i = 0; i < selves.size(); ++i) {
+          Value out = ValueOrThrow(ops::Unary(
+              op, ValueOf(ToXlaTensor(selves[i])), ToDType(codes[i]), opmath));
+          results.Add(Finish(std::move(out), selves[i], inplace, name));
+        }
+        return results.Get();
+      },
+      py::arg("kind"), py::arg("selves"), py::arg("dtypes"),
+      py::arg("opmath") = false, py::arg("inplace") = false,
+      py::arg("name") = "",
+      "_foreach_sqrt, exp, ...: kind(selves[i]) in dtypes[i] "
+      "(ops/unary_ops.h, as _unary). A list of new tensors, or (inplace) "
+      "each of selves updated and None.");
+}
+
+void InitForeachOptim(py::module_& m) {
+  m.def(
+      "_foreach_addc",
+      [](int kind, const py::list& selves, const py::list& t1s,
+         const py::list& t2s, const py::list& values,
+         const std::vector<int>& codes, bool inplace,
+         const std::string& name) {
+        CheckLengths("_foreach_addc", selves.size(),
+                     {t1s.size(), t2s.size(), values.size(), codes.size()});
+        const OpKind op = ToOpKind(kind);
+        Results results(inplace);
+        for (size_t i = 0; i < selves.size(); ++i) {
+          const DType dtype = ToDType(codes[i]);
+          const DType acc = ops::OpMathType(dtype);
+          Value scale =
+              values[i].is_none() ? Value() : OperandValue(values[i], acc);
+          Value out = ValueOrThrow(ops::Addc(
+              op, OperandValue(selves[i], acc), OperandValue(t1s[i], acc),
+              OperandValue(t2s[i], acc), std::move(scale), dtype));
+          results.Add(Finish(std::move(out), selves[i], inplace, name));
+        }
+        return results.Get();
+      },
+      py::arg("kind"), py::arg("selves"), py::arg("t1s"), py::arg("t2s"),
+      py::arg("values"), py::arg("dtypes"), py::arg("inplace") = false,
+      py::arg("name") = "",
+      "_foreach_addcmul/addcdiv (kind multiply/divide): selves[i] + "
+      "values[i] * t1s[i] (* or /) t2s[i] in opmath, result in dtypes[i] "
+      "(ops/optim_ops.h, as _addc; values[i] None for 1). A list of new "
+      "tensors, or (inplace) each of selves updated and None.");
+  m.def(
+      "_foreach_lerp",
+      [](const py::list& selves, const py::list& ends, const py::list& weights,
+         bool inplace, const std::string& name) {
+        CheckLengths("_foreach_lerp", selves.size(),
+                     {ends.size(), weights.size()});
+        Results results(inplace);
+        for (size_t i = 0; i < selves.size(); ++i) {
+          XlaTensorPtr t = ToXlaTensor(selves[i]);
+          const DType dtype = t->shape().dtype;
+          py::handle weight = weights[i];
+          std::optional<double> scalar_weight;
+          if (PyFloat_Check(weight.ptr()) || PyLong_Check(weight.ptr())) {
+            scalar_weight = weight.cast<double>();
+          }
+          Value w = OperandValue(weight, ops::OpMathType(dtype));
+          Value out = ValueOrThrow(
+              ops::Lerp(ValueOf(t), ValueOf(ToXlaTensor(ends[i])),
+                        std::move(w), scalar_weight, dtype));
+          results.Add(Finish(std::move(out), selves[i], inplace, name));
+        }
+        return results.Get();
+      },
+      py::arg("selves"), py::arg("ends"), py::arg("weights"),
+      py::arg("inplace") = false, py::arg("name") = "",
+      "_foreach_lerp: lerp(selves[i], ends[i], weights[i]) in opmath, "
+      "result in selves[i]'s dtype (ops/optim_ops.h, as _lerp; a weight a "
+      "tensor or a number). A list of new tensors, or (inplace) each of "
+      "selves updated and None.");
+}
+
+}  // namespace
+
+void InitForeachOpBindings(py::module_& m) {
+  InitForeachElementwise(m);
+  InitForeachOptim(m);
+}
+
+}  // namespace torch_xla::python
