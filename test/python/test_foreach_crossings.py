@@ -170,3 +170,68 @@ def test_optimizer_step_calls_and_values(make, calls):
   for c, x in zip(cpu, xla):
     torch.testing.assert_close(x.detach().cpu(), c.detach(), rtol=1e-5,
                                atol=1e-5)
+
+
+# normal(mean, std) with tensors --------------------------------------------
+
+NORMAL = [
+    ("tensor_tensor", lambda m, s: torch.normal(m, s)),
+    ("tensor_float", lambda m, s: torch.normal(m, 0.5)),
+    ("float_tensor", lambda m, s: torch.normal(0.25, s)),
+]
+
+
+def _mean_std(device, dtype=torch.float32):
+  torch.manual_seed(3)
+  return (torch.randn(4, 3).to(device, dtype),
+          (torch.rand(4, 3) * 2).to(device, dtype))
+
+
+@pytest.mark.parametrize("name,fn", NORMAL, ids=[c[0] for c in NORMAL])
+def test_normal_is_one_call(name, fn):
+  m, s = _mean_std(DEV)
+  _, names = crossings(lambda: fn(m, s))
+  assert names == ["_normal"], names
+
+
+@pytest.mark.parametrize("name,fn", NORMAL, ids=[c[0] for c in NORMAL])
+def test_normal_is_mean_plus_std_times_a_normal_draw(name, fn):
+  """The same seed draws the same standard normal z as normal_; the
+  result is mean + std * z elementwise."""
+  m, s = _mean_std(DEV)
+  torch.manual_seed(11)
+  got = fn(m, s).cpu()
+  torch.manual_seed(11)
+  z = torch.empty(4, 3, device=DEV).normal_().cpu()
+  mean = m.cpu() if name != "float_tensor" else 0.25
+  std = s.cpu() if name != "tensor_float" else 0.5
+  torch.testing.assert_close(got, mean + std * z)
+
+
+@pytest.mark.parametrize("mean,std", [
+    (torch.bfloat16, torch.float32), (torch.float32, torch.bfloat16),
+    (torch.float64, torch.float32), (torch.float32, torch.int64),
+    (torch.int64, torch.float32), (None, torch.int64), (torch.int64, None),
+    (None, torch.bfloat16),
+], ids=str)
+def test_normal_dtypes_shapes_and_errors_match_eager(mean, std):
+  def run(device):
+    m = 0.5 if mean is None else torch.zeros(2, 1, dtype=mean).to(device)
+    s = 2.0 if std is None else torch.ones(3, dtype=std).to(device)
+    try:
+      r = torch.normal(m, s)
+      return r.dtype, r.shape
+    except (RuntimeError, NotImplementedError) as e:
+      return type(e), str(e)
+
+  assert run(DEV) == run("cpu")
+
+
+def test_normal_std_checks_match_eager():
+  with pytest.raises(RuntimeError, match="found std -2"):
+    torch.normal(torch.zeros(3, device=DEV), -2.0)
+  with pytest.raises(RuntimeError, match="must match the size"):
+    torch.normal(torch.zeros(2, device=DEV), torch.ones(3, device=DEV))
+  out = torch.normal(torch.zeros(2, device=DEV), -torch.ones(2, device=DEV))
+  with pytest.raises(RuntimeError, match="all elements of std >= 0.0"):
+    out.cpu()

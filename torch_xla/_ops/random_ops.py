@@ -29,9 +29,9 @@ import torch
 
 from torch_xla import _XLAC, _ir
 from torch_xla._dtypes import scalar_type_name
-from torch_xla._ops._common import code_of, literal
+from torch_xla._ops._common import check_same_device, code_of
+from torch_xla._ops.reductions import acc_code
 from torch_xla._ops.registry import aten, op
-from torch_xla._tensor import xt_of
 
 # Eager's `digits` per float dtype: random_() without bounds draws from
 # [0, 2^digits].
@@ -123,50 +123,54 @@ def _empty_result(x):
   return x.numel() == 0
 
 
-def check_values(t, bad_of, message):
-  """Eager's RuntimeError `message` when some element of the 'xla' tensor
-  `t` is invalid (a negative std, a probability outside [0, 1]): a
-  device-side check (torch_xla/_device_checks.py) raising at the next sync
-  or read, as eager CUDA's asserts do; eager CPU checks at once, but the
-  values are only known on the device. bad_of(handle) -> pred handle,
-  true where an element (or a row) is invalid. Not made in a traced
-  body (it never runs by itself) or for an empty tensor."""
-  from torch_xla import _device_checks
-  v = xt_of(t)
-  if t.numel() == 0 or v.reads_placeholder:
-    return
-  bad = bad_of(v)
-  if bad.dims:
-    bad = _ir.reduce(bad, list(range(len(bad.dims))), "or")
-  _device_checks.add(bad, message, error=RuntimeError)
+def _normal_dtype(t):
+  """normal's result dtype: that of its tensor `t` (mean's, else std's),
+  a float dtype (eager's NotImplementedError from its kernel otherwise)."""
+  _float_code("normal_kernel_cpu", t)
+  return t.dtype
 
 
-def not_at_least(v, low):
-  """Pred handle: where `v` is not >= low (NaN included)."""
-  return _ir.unary("not", _ir.compare(
-      v, literal(low, v.dtype, v.dims, v.device), "GE"))
+def _check_std_tensor(std):
+  if std.dtype.is_complex:
+    raise RuntimeError("normal expects standard deviation to be non-complex")
 
 
-_NORMAL_STD = "normal expects all elements of std >= 0.0"
+def _check_std_number(std):
+  if not std >= 0:  # NaN too
+    raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
 
 
-def _checked_normal(func):
-  """normal(mean, std) with a tensor std: eager's check that every std is
-  >= 0, then the op's decomposition (mean + std * a standard normal)."""
-  from torch._decomp import decomposition_table
-  decomposition = decomposition_table[func]
-
-  def rule(mean, std, *args, **kwargs):
-    if isinstance(std, torch.Tensor) and std.device.type == "xla":
-      check_values(std, lambda v: not_at_least(v, 0), _NORMAL_STD)
-    return decomposition(mean, std, *args, **kwargs)
-
-  rule.__name__ = f"normal_{func._overloadname}"
-  return rule
+def _normal(mean, std, dtype, mul_dtype, generator):
+  """One call into C++ (ops/random_ops.h NormalOf): a normal draw times std
+  in mul_dtype, plus mean in dtype's opmath, each step rounded to dtype as
+  eager's normal_out; a tensor std's values are checked on the device."""
+  device = (mean if isinstance(mean, torch.Tensor) else std).device.index
+  return _XLAC._normal(seed(generator, device), mean, std, code_of(dtype),
+                       acc_code(code_of(mul_dtype)), acc_code(code_of(dtype)))
 
 
-for _func in (aten.normal.Tensor_Tensor, aten.normal.float_Tensor):
-  op(_func)(_checked_normal(_func))
+@op(aten.normal.Tensor_Tensor)
+def normal_tensor_tensor(mean, std, generator=None):
+  check_same_device("normal", mean, std)
+  _check_std_tensor(std)
+  dtype = _normal_dtype(mean)
+  like = torch.empty((1,) if mean.dim() or std.dim() else (), dtype=dtype)
+  return _normal(mean, std, dtype, torch.result_type(like, std), generator)
+
+
+@op(aten.normal.float_Tensor)
+def normal_float_tensor(mean, std, generator=None):
+  _check_std_tensor(std)
+  dtype = _normal_dtype(std)
+  return _normal(float(mean), std, dtype, dtype, generator)
+
+
+@op(aten.normal.Tensor_float)
+def normal_tensor_float(mean, std=1.0, generator=None):
+  _check_std_number(std)
+  dtype = _normal_dtype(mean)
+  return _normal(mean, None if std == 1.0 else float(std), dtype, dtype,
+                 generator)
 
 
 def _check_uniform_bounds(dtype, code, from_, to):
@@ -206,8 +210,7 @@ def uniform_(x, from_=0.0, to=1.0, generator=None):
 @op(aten.normal_.default)
 def normal_(x, mean=0.0, std=1.0, generator=None):
   _float_code("normal_kernel_cpu", x)
-  if not std >= 0:  # NaN too
-    raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
+  _check_std_number(std)
   if _empty_result(x):
     return x
   return _draw("normal", x, None if std == 1.0 else std,

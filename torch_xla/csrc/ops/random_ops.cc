@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "torch_xla/csrc/ir/builder.h"
+#include "torch_xla/csrc/ir/shape_util.h"
 #include "torch_xla/csrc/ir/status_macros.h"
 #include "torch_xla/csrc/ir/value_builders.h"
 #include "torch_xla/csrc/ops/build_util.h"
@@ -478,6 +479,41 @@ absl::StatusOr<std::vector<std::pair<Value, std::string>>> MultinomialChecks(
   checks.emplace_back(std::move(bad),
                       absl::StrCat(kInvalid, "(sum of probabilities <= 0)"));
   return checks;
+}
+
+absl::StatusOr<Value> NormalOf(Value seed, DType dtype, Value mean, Value std,
+                               Value std_number, DType mul_type,
+                               DType add_type) {
+  std::vector<const std::vector<int64_t>*> shapes = {&mean.shape().dims};
+  if (std) shapes.push_back(&std.shape().dims);
+  TXLA_ASSIGN_OR_RETURN(std::vector<int64_t> dims, BroadcastDims(shapes));
+  TXLA_ASSIGN_OR_RETURN(Value out, Draw(Distribution::kNormal, std::move(seed),
+                                        Shape(dtype, dims),
+                                        std::move(std_number), Value()));
+  // `out` op `operand` in `type`, rounded to dtype (eager's in-place step).
+  auto step = [&](OpKind kind, Value operand,
+                  DType type) -> absl::StatusOr<Value> {
+    TXLA_ASSIGN_OR_RETURN(Value a, MakeConvert(std::move(out), type));
+    TXLA_ASSIGN_OR_RETURN(Value b, MakeConvert(std::move(operand), type));
+    TXLA_ASSIGN_OR_RETURN(b, MakeBroadcastTo(std::move(b), dims));
+    TXLA_ASSIGN_OR_RETURN(Value r, Apply(kind, std::move(a), std::move(b)));
+    return MakeConvert(std::move(r), dtype);
+  };
+  if (std) {
+    TXLA_ASSIGN_OR_RETURN(out, step(OpKind::kMultiply, std::move(std),
+                                    mul_type));
+  }
+  return step(OpKind::kAdd, std::move(mean), add_type);
+}
+
+absl::StatusOr<Value> AnyNegativeStd(Value std) {
+  const std::vector<int64_t> dims = std.shape().dims;
+  TXLA_ASSIGN_OR_RETURN(Value zero, MakeLiteral(0.0, std.shape().dtype, dims));
+  TXLA_ASSIGN_OR_RETURN(Value at_least,
+                        Compare(std::move(std), std::move(zero), "GE"));
+  TXLA_ASSIGN_OR_RETURN(Value bad, Apply(OpKind::kNot, std::move(at_least)));
+  if (dims.empty()) return bad;
+  return MakeReduce(std::move(bad), Range(0, dims.size()), "or", false);
 }
 
 }  // namespace torch_xla::ops

@@ -67,6 +67,21 @@ absl::StatusOr<Distribution> DistributionFromName(const std::string& name);
 absl::StatusOr<Value> Draw(Distribution distribution, Value seed,
                            const Shape& shape, Value a, Value b);
 
+// torch.normal(mean, std) with a tensor mean or std, as eager's normal_out
+// computes it into a tensor of `dtype` (mean's, else std's): a normal draw
+// (times `std_number`, a 0-d RandomComputeType(dtype) parameter, when std
+// is a number; null for 1), then times a tensor `std` (null for a number)
+// in `mul_type`, then plus `mean` (a tensor, or a 0-d parameter for a
+// number) in `add_type`, each step rounded to `dtype`. The shape is mean's
+// and std's broadcast (eager's error when they do not broadcast).
+absl::StatusOr<Value> NormalOf(Value seed, DType dtype, Value mean, Value std,
+                               Value std_number, DType mul_type,
+                               DType add_type);
+
+// Eager's check of normal's tensor std: a pred 0-d value, true when some
+// element is not >= 0 (NaN included).
+absl::StatusOr<Value> AnyNegativeStd(Value std);
+
 // u < p as `dtype`; `p` (a float dtype: the compare runs at its
 // resolution) is 0-d or broadcasts to `dims`.
 absl::StatusOr<Value> Bernoulli(Value seed, const std::vector<int64_t>& dims,

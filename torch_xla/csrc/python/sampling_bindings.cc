@@ -107,6 +107,42 @@ void InitRandomBindings(py::module_& m) {
       "None) into the 'xla' tensor `target`, or a new tensor of dims and "
       "dtype on device when target is None. `seed`: an int or a handle.");
   m.def(
+      "_normal",
+      [](py::handle seed, py::handle mean, py::handle std, int code,
+         int mul_code, int add_code) {
+        const DType dtype = ToDType(code);
+        const DType add_type = ToDType(add_code);
+        const bool std_is_number =
+            std.is_none() || PyFloat_Check(std.ptr()) || PyLong_Check(std.ptr());
+        XlaTensorPtr like = ToXlaTensor(std_is_number ? mean : std);
+        const int device = like->device();
+        Value std_value, std_number;
+        if (std_is_number) {
+          std_number = Param(std, ops::RandomComputeType(dtype));
+        } else {
+          std_value = ValueOf(like);
+          // Eager's check that every std is >= 0 (NaN fails), device-side.
+          ThrowIfError(AddDeviceCheck(
+              ValueOrThrow(ops::AnyNegativeStd(std_value)), device,
+              "normal expects all elements of std >= 0.0",
+              CheckError::kRuntimeError));
+        }
+        Value mean_value = PyFloat_Check(mean.ptr()) || PyLong_Check(mean.ptr())
+                               ? Param(mean, add_type)
+                               : ValueOf(ToXlaTensor(mean));
+        return Wrapped(ValueOrThrow(ops::NormalOf(
+                           SeedValue(seed), dtype, std::move(mean_value),
+                           std::move(std_value), std::move(std_number),
+                           ToDType(mul_code), add_type)),
+                       device);
+      },
+      py::arg("seed"), py::arg("mean"), py::arg("std"), py::arg("dtype"),
+      py::arg("mul_dtype"), py::arg("add_dtype"),
+      "torch.normal(mean, std) with a tensor mean or std (ops/random_ops.h "
+      "NormalOf): a new tensor of `dtype`; std a tensor (registers eager's "
+      "std >= 0 check, python/device_checks.h), a number or None for 1; "
+      "mean a tensor or a number. `seed`: an int or a handle.");
+  m.def(
       "_bernoulli",
       [](py::handle seed, py::handle p, int compute, py::handle target,
          std::vector<int64_t> dims, int dtype, int device,
