@@ -235,3 +235,95 @@ def test_normal_std_checks_match_eager():
   out = torch.normal(torch.zeros(2, device=DEV), -torch.ones(2, device=DEV))
   with pytest.raises(RuntimeError, match="all elements of std >= 0.0"):
     out.cpu()
+
+
+# max_unpool2d / 3d -----------------------------------------------------------
+
+F = torch.nn.functional
+
+
+def _pooled(nsp, device, dtype=torch.float32, requires_grad=False):
+  torch.manual_seed(nsp)
+  x = torch.randn((2, 3) + (4,) * nsp).to(dtype)
+  pool = F.max_pool2d if nsp == 2 else F.max_pool3d
+  out, idx = pool(x, 2, return_indices=True)
+  out = out.to(device).detach().requires_grad_(requires_grad)
+  return out, idx.to(device)
+
+
+def _unpool(nsp, out, idx):
+  if nsp == 2:
+    return F.max_unpool2d(out, idx, 2, output_size=(5, 4))
+  return F.max_unpool3d(out, idx, 2, output_size=(4, 5, 4))
+
+
+@pytest.mark.parametrize("nsp", [2, 3])
+def test_max_unpool_is_one_call(nsp):
+  out, idx = _pooled(nsp, DEV)
+  op = (torch.ops.aten.max_unpool2d if nsp == 2 else
+        lambda *a: torch.ops.aten.max_unpool3d(*a, [2] * 3, [0] * 3))
+  size = [5, 4] if nsp == 2 else [4, 5, 4]
+  _, names = crossings(lambda: op(out, idx, size))
+  assert names == ["_max_unpool"], names
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("nsp", [2, 3])
+def test_max_unpool_values_and_gradients_match_eager(nsp, dtype):
+  results = []
+  for device in ("cpu", DEV):
+    out, idx = _pooled(nsp, device, dtype, requires_grad=True)
+    y = _unpool(nsp, out, idx)
+    g = torch.randn(y.shape, generator=torch.Generator().manual_seed(1)).to(
+        device, dtype)
+    y.backward(g)
+    results.append((y.detach().cpu(), out.grad.cpu()))
+  for want, got in zip(*results):
+    assert got.dtype == want.dtype
+    torch.testing.assert_close(got, want)
+
+
+def _unpool_case(device, case):
+  x = torch.randn(1, 2, 2, 2).to(device)
+  i = torch.zeros(1, 2, 2, 2, dtype=torch.long).to(device)
+  u2, u3 = torch.ops.aten.max_unpool2d, torch.ops.aten.max_unpool3d
+  return {
+      "unbatched": lambda: u2(x[0], i[0], [4, 4]).shape,
+      "int32 indices": lambda: u2(x, i.int(), [4, 4]),
+      "three sizes": lambda: u2(x, i, [4, 4, 4]),
+      "2d input": lambda: u2(x[0, 0], i[0, 0], [4, 4]),
+      "shape mismatch": lambda: u2(x, i[..., :1], [4, 4]),
+      "empty channels": lambda: u2(x[:, :0], i[:, :0], [4, 4]),
+      "empty batch": lambda: u2(x[:0], i[:0], [4, 4]).shape,
+      "negative size": lambda: u2(x, i, [-1, 4]),
+      "long input": lambda: u2(x.long(), i, [4, 4]),
+      "3d": lambda: u3(x[None], i[None], [2, 4, 4], [1] * 3, [0] * 3).shape,
+      "3d zero stride": lambda: u3(x[None], i[None], [2, 4, 4], [0, 1, 1],
+                                   [0] * 3),
+      "3d two strides": lambda: u3(x[None], i[None], [2, 4, 4], [1, 1],
+                                   [0] * 3),
+      "3d 3d input": lambda: u3(x, i, [2, 4, 4], [1] * 3, [0] * 3).shape,
+  }[case]
+
+
+@pytest.mark.parametrize("case", [
+    "unbatched", "int32 indices", "three sizes", "2d input", "shape mismatch",
+    "empty channels", "empty batch", "negative size", "long input", "3d",
+    "3d zero stride", "3d two strides", "3d 3d input"
+])
+def test_max_unpool_checks_match_eager(case):
+  def run(device):
+    try:
+      return _unpool_case(device, case)()
+    except (RuntimeError, NotImplementedError) as e:
+      return type(e), str(e)
+
+  assert run(DEV) == run("cpu")
+
+
+def test_max_unpool_index_outside_the_plane_raises_on_read():
+  x = torch.randn(1, 1, 2, 2, device=DEV)
+  i = torch.tensor([[[[0, 1], [2, 16]]]], device=DEV)
+  y = F.max_unpool2d(x, i, 2)
+  with pytest.raises(RuntimeError, match="Found an invalid max index"):
+    y.cpu()

@@ -21,6 +21,7 @@ from torch_xla._ops import grouped_mm  # noqa: F401,E402
 from torch_xla._ops import one_hot  # noqa: F401,E402
 from torch_xla._ops import decomposition_checks  # noqa: F401,E402
 from torch_xla._ops import interpolation, grid_sampler  # noqa: F401,E402
+from torch_xla._ops import unpooling  # noqa: F401,E402
 
 from torch_xla._ops import cpu_fallback  # noqa: E402
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "torch_xla/csrc/ops/build_util.h"
 #include "torch_xla/csrc/ops/opmath.h"
 #include "torch_xla/csrc/ops/reduction_ops.h"
+#include "torch_xla/csrc/ops/unpool_ops.h"
 #include "torch_xla/csrc/python/bindings.h"
 #include "torch_xla/csrc/python/device_checks.h"
 #include "torch_xla/csrc/python/nn_op_bindings.h"
@@ -171,6 +173,31 @@ void InitMiscOpBindings(py::module_& m) {
       "python/device_checks.h), registered in this call, in order.");
   InitInterpolationBindings(m);
   InitForeachBindings(m);
+  m.def(
+      "_max_unpool",
+      [](py::handle x, py::handle indices,
+         const std::vector<int64_t>& output_size,
+         const std::string& message) {
+        Operand in = Read(x);
+        Value index = Read(indices).value;
+        int64_t plane = 1;
+        for (int64_t size : output_size) plane *= size;
+        Value out = ValueOrThrow(ops::MaxUnpool(in.value, index, output_size));
+        // Eager's check that every index names a position of the output
+        // plane, device-side (python/device_checks.h).
+        IndexCheck check;
+        check.size = plane;
+        check.message = message;
+        check.error = CheckError::kRuntimeError;
+        ThrowIfError(AddIndexCheck(index, in.tensor->device(), check));
+        return WrapOrNone(std::move(out), in.tensor->device());
+      },
+      py::arg("x"), py::arg("indices"), py::arg("output_size"),
+      py::arg("message"),
+      "aten.max_unpool{2,3}d (ops/unpool_ops.h): x's values at the flat "
+      "plane positions `indices` names in zeros of [..., *output_size]; "
+      "registers the check that every index is inside the plane (eager's "
+      "`message`).");
   m.def(
       "_embedding_renorm_",
       [](py::handle weight, py::handle indices, double max_norm,
