@@ -18,9 +18,9 @@ This module makes the one Python -> C++ hook: `_XLAC._register_python_types`
 hands the C++ bindings this tensor class and the torch dtypes by code, so
 C++ can create 'xla' tensors and read dtypes without importing private
 Python. Every 'xla' tensor is made in one place, the C++ WrapTensor
-(csrc/python/torch_tensor.cc): the fast rules call it, and `wrap`,
-`wrap_view` and `XlaTensor(handle)` here go through `_XLAC._wrap` and
-`_XLAC._wrap_view`. It also refuses a device this process does not have.
+(csrc/python/torch_tensor.cc): the fast rules and op bindings call it, and
+`wrap` and `XlaTensor(handle)` here go through `_XLAC._wrap`. It also
+refuses a device this process does not have.
 
 Aliasing: tensors that share all of their data (detach, alias, in-place
 results) share the same `_xt`, so an in-place update through one is seen by
@@ -30,9 +30,9 @@ views.h; bound in csrc/python/view_info.cc): their root handle, the root's versi
 derived, the chain of view steps, and eager's strides and storage offset.
 An in-place update of a view writes the new value back through the chain's
 inverses into the root; a view whose root changed since is re-derived
-before its next use. Steps are C++ for the view ops (tensor/view_ops.h),
-and (forward, inverse) Python functions on handles for the views of the
-root's storage (_ops/storage_views.py). A view's
+before its next use. Steps are C++, one kind per view op
+(tensor/view_ops.h; the views of the root's storage in
+tensor/storage_views.h). A view's
 handle is linked to its ViewInfo, so a sync computes the root alone and
 re-derives the view from the root's new data (no second buffer).
 """
@@ -129,20 +129,6 @@ _XLAC._register_python_types(tensor_class=XlaTensor,
 def wrap(xt) -> XlaTensor:
   """A new torch tensor for a C++ handle."""
   return _XLAC._wrap(xt)
-
-
-def wrap_view(xt, base: XlaTensor, forward, inverse, strides=None,
-              storage_offset=0) -> XlaTensor:
-  """A new tensor that is a view of `base` (see the module docstring).
-
-  `strides`/`storage_offset` are the ones eager PyTorch would give the view
-  (None: contiguous). Only metadata, but PyTorch's composite ops read it:
-  `contiguous()` and `reshape()` copy a non-contiguous view, as in eager,
-  instead of aliasing it.
-  """
-  return _XLAC._wrap_view(xt, base._xt, base._view, forward, inverse,
-                          None if strides is None else list(strides),
-                          storage_offset or 0)
 
 
 def xt_of(t):

@@ -155,14 +155,13 @@ TEST(ViewsTest, SyncComputesTheRootOnceAndRederivesItsViews) {
   View t = LinkedView(root, nullptr, PermuteStep({1, 0}));
   View row = LinkedView(t.handle, t.info, SliceStep(0, 1, 2));
   std::vector<XlaTensorPtr> tensors{root, t.handle, row.handle};
-  RederivableViews views = TakeRederivableViews(tensors, /*python_steps=*/false);
+  std::vector<XlaTensorPtr> views = TakeRederivableViews(tensors);
   EXPECT_EQ(tensors, (std::vector<XlaTensorPtr>{root}));
-  EXPECT_EQ(views.cpp_steps, (std::vector<XlaTensorPtr>{t.handle, row.handle}));
-  EXPECT_TRUE(views.python_steps.empty());
+  EXPECT_EQ(views, (std::vector<XlaTensorPtr>{t.handle, row.handle}));
 
   ASSERT_TRUE(SyncTensors(tensors).ok());
   ASSERT_EQ(root->state(), TensorState::kDeviceData);
-  ASSERT_TRUE(RederiveViews(views.cpp_steps).ok());
+  ASSERT_TRUE(RederiveViews(views).ok());
   // Pending again, now over the root's data (never sharing it: the data's
   // owner, and so its donation, stays the root's).
   EXPECT_EQ(t.handle->state(), TensorState::kIrValue);
@@ -183,43 +182,8 @@ TEST(ViewsTest, SyncComputesViewsItCannotRederive) {
   std::vector<XlaTensorPtr> tensors{root, stale.handle, orphan.handle,
                                     unlinked.handle};
   const std::vector<XlaTensorPtr> all = tensors;
-  RederivableViews views = TakeRederivableViews(tensors, /*python_steps=*/true);
-  EXPECT_TRUE(views.cpp_steps.empty());
-  EXPECT_TRUE(views.python_steps.empty());
+  EXPECT_TRUE(TakeRederivableViews(tensors).empty());
   EXPECT_EQ(tensors, all);
-}
-
-// A step that says it calls Python (as the binding layer's steps do).
-class CallsPython final : public ViewStep {
- public:
-  explicit CallsPython(ViewStepPtr step) : step_(std::move(step)) {}
-  absl::StatusOr<XlaTensorPtr> Forward(
-      const XlaTensorPtr& base) const override {
-    return step_->Forward(base);
-  }
-  absl::StatusOr<XlaTensorPtr> Inverse(
-      const XlaTensorPtr& base, const XlaTensorPtr& view) const override {
-    return step_->Inverse(base, view);
-  }
-  bool calls_python() const override { return true; }
-
- private:
-  ViewStepPtr step_;
-};
-
-// Re-deriving a view with Python steps needs the GIL: the sync leaves it to
-// a caller that holds it, and computes it otherwise.
-TEST(ViewsTest, ViewsWithPythonStepsAreLeftOnlyToACallerThatAsks) {
-  XlaTensorPtr root = PendingRoot();
-  View v = LinkedView(root, nullptr,
-                      std::make_shared<CallsPython>(SliceStep(0, 1, 2)));
-  std::vector<XlaTensorPtr> tensors{root, v.handle};
-  EXPECT_TRUE(TakeRederivableViews(tensors, /*python_steps=*/false)
-                  .python_steps.empty());
-  EXPECT_EQ(tensors.size(), 2u);
-  RederivableViews views = TakeRederivableViews(tensors, /*python_steps=*/true);
-  EXPECT_EQ(views.python_steps, (std::vector<XlaTensorPtr>{v.handle}));
-  EXPECT_EQ(tensors, (std::vector<XlaTensorPtr>{root}));
 }
 
 TEST(ViewsTest, RepeatingExpandRefusesAWriteAndChangesNothing) {

@@ -241,8 +241,9 @@ def test_every_fast_rule_has_a_case():
   assert set(_XLAC._fast_rule_names()) <= covered
 
 
-def test_fast_views_write_back_through_python_views():
-  # A chain mixing C++ steps (t, slice) and a Python step (diagonal).
+def test_fast_views_write_back_through_storage_views():
+  # A chain mixing fast-rule steps (t, slice) and a storage view's step
+  # (diagonal, whose rule is Python).
   base = torch.zeros(4, 4)
   x = base.to(XLA)
   x.t()[1:].diagonal().add_(1.0)

@@ -362,17 +362,9 @@ void InitTensorBindings(py::module_& m) {
   m.def(
       "_xla_sync_live_tensors",
       [](bool wait) {
-        std::vector<XlaTensorPtr> python_views;
-        {
-          py::gil_scoped_release release;
-          ThrowIfError(SyncLiveTensors(&python_views));
-        }
-        // Their steps call Python.
-        ThrowIfError(RederiveViews(python_views));
-        if (wait) {
-          py::gil_scoped_release release;
-          ThrowIfError(WaitForDevice());
-        }
+        py::gil_scoped_release release;
+        ThrowIfError(SyncLiveTensors());
+        if (wait) ThrowIfError(WaitForDevice());
       },
       py::arg("wait") = false,
       "Enqueues the pending computation of every live tensor; with "

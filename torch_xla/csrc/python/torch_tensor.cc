@@ -268,8 +268,8 @@ void InitTorchTensorBindings(py::module_& m) {
         "'xla' tensor subclass the bindings create, and the torch dtypes in "
         "_XLAC._dtype_names() order.");
   // The one way an 'xla' torch tensor is made (WrapTensor): the C++ fast
-  // rules call it directly, torch_xla._tensor's wrap/wrap_view and the op
-  // rules through these two bindings.
+  // rules and op bindings call it directly, torch_xla._tensor's wrap
+  // through this binding.
   m.def(
       "_wrap",
       [](XlaTensorPtr handle, ViewInfoPtr view) {
@@ -279,29 +279,6 @@ void InitTorchTensorBindings(py::module_& m) {
       "A new 'xla' torch tensor for a C++ handle (raises for a device this "
       "process does not have). With `view` (another tensor's view info), an "
       "alias of that view: in-place updates are shared.");
-  m.def(
-      "_wrap_view",
-      [](XlaTensorPtr handle, const XlaTensorPtr& base,
-         const ViewInfoPtr& base_view, py::object forward, py::object inverse,
-         std::optional<std::vector<int64_t>> strides, int64_t storage_offset) {
-        std::vector<int64_t> view_strides =
-            strides.has_value() ? *std::move(strides)
-                                : torch_xla::ContiguousStrides(
-                                      handle->shape().dims);
-        ViewInfoPtr view = ExtendView(
-            base, base_view,
-            PythonViewStep(std::move(forward), std::move(inverse)),
-            std::move(view_strides), storage_offset);
-        return WrapTensor(std::move(handle), std::move(view));
-      },
-      py::arg("handle"), py::arg("base"), py::arg("base_view").none(true),
-      py::arg("forward"), py::arg("inverse"), py::arg("strides").none(true),
-      py::arg("storage_offset"),
-      "A new 'xla' torch tensor for `handle`, a view of `base` (a handle, "
-      "and its own view info or None) one Python step further: "
-      "forward(base) -> view and inverse(base, new_view) -> new base, both on "
-      "handles. `strides`/`storage_offset` are eager's for the view (None: "
-      "contiguous).");
   m.def(
       "_check_same_device",
       [](const std::string& op_name, const py::args& tensors) {

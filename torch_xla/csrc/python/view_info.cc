@@ -18,29 +18,6 @@ namespace py = pybind11;
 namespace torch_xla::python {
 namespace {
 
-// Owned by ViewInfos that Python objects own, so it is destroyed with the
-// GIL held. Core code calls it with the GIL held too (views are updated
-// only from bindings). A Python exception propagates as
-// py::error_already_set through the core, which changes nothing before
-// every step succeeded (tensor/views.h).
-class PythonStep final : public torch_xla::ViewStep {
- public:
-  PythonStep(py::object forward, py::object inverse)
-      : forward_(std::move(forward)), inverse_(std::move(inverse)) {}
-  absl::StatusOr<XlaTensorPtr> Forward(
-      const XlaTensorPtr& base) const override {
-    return AsXlaTensor(forward_(base));
-  }
-  absl::StatusOr<XlaTensorPtr> Inverse(
-      const XlaTensorPtr& base, const XlaTensorPtr& view) const override {
-    return AsXlaTensor(inverse_(base, view));
-  }
-  bool calls_python() const override { return true; }
-
- private:
-  py::object forward_, inverse_;
-};
-
 // The operand of a view op binding: an 'xla' torch tensor.
 ViewedTensor ReadOperand(py::handle object, const char* op) {
   TorchTensor x;
@@ -252,11 +229,6 @@ void InitViewOpBindings(py::module_& m) {
 }
 
 }  // namespace
-
-torch_xla::ViewStepPtr PythonViewStep(py::object forward,
-                                      py::object inverse) {
-  return std::make_shared<PythonStep>(std::move(forward), std::move(inverse));
-}
 
 void InitViewBindings(py::module_& m) {
   py::class_<ViewInfo, ViewInfoPtr>(m, "ViewInfo")

@@ -2,22 +2,16 @@
 #define TORCH_XLA_CSRC_PYTHON_VIEW_INFO_H_
 
 // The binding side of views (the semantics live in tensor/views.h and, per
-// view op, tensor/view_ops.h): the view step whose forward and inverse are
-// Python functions, and the _XLAC view functions: ViewInfo, refresh and
-// commit, and one binding per view op (_view_op_*), each a single call into
-// view_ops that the Python rules of torch_xla/_ops/views.py make.
+// view op, tensor/view_ops.h): the _XLAC view functions: ViewInfo, refresh
+// and commit, and one binding per view op (_view_op_*), each a single call
+// into view_ops that the Python rules of torch_xla/_ops/views.py and
+// storage_views.py make.
 
 #include "pybind11/pybind11.h"
 #include "torch_xla/csrc/tensor/views.h"
 #include "torch_xla/csrc/tensor/xla_tensor.h"
 
 namespace torch_xla::python {
-
-// A view step written in Python: forward(base) -> view and
-// inverse(base, new_view) -> new base, both on C++ handles. A Python
-// exception raised by either propagates to the caller unchanged.
-torch_xla::ViewStepPtr PythonViewStep(pybind11::object forward,
-                                      pybind11::object inverse);
 
 void InitViewBindings(pybind11::module_& m);
 

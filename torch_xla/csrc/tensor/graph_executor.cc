@@ -341,7 +341,7 @@ absl::Status Sync(std::unique_lock<std::mutex>& lock,
 
 }  // namespace
 
-absl::Status SyncLiveTensors(std::vector<XlaTensorPtr>* python_views) {
+absl::Status SyncLiveTensors() {
   std::unique_lock<std::mutex> lock(SyncMutex());
   std::vector<XlaTensorPtr> live = LiveTensors();
   absl::StatusOr<std::unordered_set<int64_t>> materialized =
@@ -355,8 +355,7 @@ absl::Status SyncLiveTensors(std::vector<XlaTensorPtr>* python_views) {
   for (const XlaTensorPtr& tensor : live) {
     if (!skip.count(tensor.get())) runnable.push_back(tensor);
   }
-  RederivableViews views =
-      TakeRederivableViews(runnable, python_views != nullptr);
+  std::vector<XlaTensorPtr> views = TakeRederivableViews(runnable);
   std::unordered_set<const XlaTensor*> copies;
   for (const XlaTensorPtr& sharer : SharersToCopy(runnable)) {
     TXLA_RETURN_IF_ERROR(
@@ -365,8 +364,7 @@ absl::Status SyncLiveTensors(std::vector<XlaTensorPtr>* python_views) {
   }
   TXLA_RETURN_IF_ERROR(
       Sync(lock, runnable, DonationMode::kAll, live, *materialized, copies));
-  if (python_views != nullptr) *python_views = std::move(views.python_steps);
-  return RederiveViews(views.cpp_steps);
+  return RederiveViews(views);
 }
 
 absl::Status SyncTensors(absl::Span<const XlaTensorPtr> tensors,

@@ -23,11 +23,8 @@ namespace torch_xla {
 // tensors whose value reads a placeholder: those stay pending. Donates
 // the buffers of tensors updated in place, and of explicit donors (config
 // on or off); a clone sharing an updated buffer gets a copy (donation.h). A view that can be re-derived from its root
-// is not computed (views.h, TakeRederivableViews): one with C++ steps is
-// re-derived here; one with Python steps is left out only when
-// `python_views` is given, and returned there for the caller to re-derive
-// holding the GIL (RederiveViews).
-absl::Status SyncLiveTensors(std::vector<XlaTensorPtr>* python_views = nullptr);
+// is not computed (views.h, TakeRederivableViews): it is re-derived here.
+absl::Status SyncLiveTensors();
 
 // Executes the pending IR of just these tensors (e.g. before reading one).
 // No in-place aliasing: tensors outside the set may still need every

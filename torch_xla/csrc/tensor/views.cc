@@ -361,43 +361,34 @@ absl::Status AssignValue(XlaTensor& destination, const XlaTensor& source,
   return absl::OkStatus();
 }
 
-RederivableViews TakeRederivableViews(std::vector<XlaTensorPtr>& tensors,
-                                      bool python_steps) {
+std::vector<XlaTensorPtr> TakeRederivableViews(
+    std::vector<XlaTensorPtr>& tensors) {
   std::unordered_set<const XlaTensor*> synced;
   for (const XlaTensorPtr& tensor : tensors) synced.insert(tensor.get());
-  RederivableViews views;
-  // The list a tensor goes to; null when the sync must compute it.
-  auto destination = [&](const XlaTensor& tensor) -> std::vector<XlaTensorPtr>* {
+  auto rederivable = [&](const XlaTensor& tensor) {
     std::shared_ptr<ViewInfo> view = tensor.view();
     if (view == nullptr || tensor.state() != TensorState::kIrValue) {
-      return nullptr;
+      return false;
     }
     // A sharding asked of the view itself is the user's: keep the output.
-    if (tensor.sharding() != nullptr) return nullptr;
+    if (tensor.sharding() != nullptr) return false;
     const XlaTensor& root = *view->root;
     if (&root == &tensor || view->seen_version != root.version()) {
-      return nullptr;
+      return false;
     }
     switch (root.state()) {
       case TensorState::kIrValue:
-        if (!synced.count(&root)) return nullptr;
-        break;
+        return synced.count(&root) > 0;
       case TensorState::kDeviceData:
       case TensorState::kHostData:
-        break;
+        return true;
       default:
-        return nullptr;
+        return false;
     }
-    const bool calls_python =
-        std::any_of(view->chain.begin(), view->chain.end(),
-                    [](const ViewStepPtr& step) { return step->calls_python(); });
-    if (!calls_python) return &views.cpp_steps;
-    return python_steps ? &views.python_steps : nullptr;
   };
-  std::vector<XlaTensorPtr> kept;
+  std::vector<XlaTensorPtr> kept, views;
   for (XlaTensorPtr& tensor : tensors) {
-    std::vector<XlaTensorPtr>* list = destination(*tensor);
-    (list != nullptr ? *list : kept).push_back(std::move(tensor));
+    (rederivable(*tensor) ? views : kept).push_back(std::move(tensor));
   }
   tensors = std::move(kept);
   return views;

@@ -13,8 +13,7 @@
 // as_strided, view(dtype)) serve the view ops (tensor/view_ops.h).
 //
 // Functions that run steps change no tensor before every step succeeded, so
-// an error (a status, or an exception raised by a Python step) leaves the
-// view, its root and the chain as they were.
+// an error leaves the view, its root and the chain as they were.
 
 #include <cstdint>
 #include <functional>
@@ -49,9 +48,6 @@ class ViewStep {
   // The base's new value after the view took the value `view`.
   virtual absl::StatusOr<XlaTensorPtr> Inverse(
       const XlaTensorPtr& base, const XlaTensorPtr& view) const = 0;
-  // True for steps that call Python (they need the GIL, which a sync does
-  // not hold while it executes).
-  virtual bool calls_python() const { return false; }
 };
 using ViewStepPtr = std::shared_ptr<const ViewStep>;
 
@@ -148,16 +144,12 @@ absl::Status AssignValue(XlaTensor& destination, const XlaTensor& source,
 // now, or data), need not be an output of its own: a weight gradient that
 // is a view of a matmul result, or a layer's slice of a stacked gradient,
 // would otherwise fill a second buffer with the same values. Takes those
-// views out of `tensors` (handles linked by set_view); views with Python
-// steps only when `python_steps`, since re-deriving them needs the GIL.
+// views out of `tensors` (handles linked by set_view) and returns them.
 // RederiveViews, after the sync ran, gives each its value again as a view
 // of the root's new data (pending IR: a slice, reshape or transpose of a
 // leaf, which later graphs fuse).
-struct RederivableViews {
-  std::vector<XlaTensorPtr> cpp_steps, python_steps;
-};
-RederivableViews TakeRederivableViews(std::vector<XlaTensorPtr>& tensors,
-                                      bool python_steps);
+std::vector<XlaTensorPtr> TakeRederivableViews(
+    std::vector<XlaTensorPtr>& tensors);
 absl::Status RederiveViews(absl::Span<const XlaTensorPtr> views);
 
 // A new tensor (new IDs) with `source`'s value: the same pending IR or the
