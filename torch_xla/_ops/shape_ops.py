@@ -14,7 +14,7 @@ import math
 import torch
 
 from torch_xla import _XLAC, _ir
-from torch_xla._ops import copy_ops, storage_views
+from torch_xla._ops import copy_ops
 from torch_xla._ops._common import canonical_dim, check_same_device, code_of
 from torch_xla._ops.registry import aten, op
 
@@ -294,9 +294,9 @@ def select_scatter(x, src, dim, index):
 
 @op(aten.diagonal_scatter.default)
 def diagonal_scatter(x, src, offset=0, dim1=0, dim2=1):
-  d1, d2 = storage_views.diagonal_dims(x, dim1, dim2)
-  # The diagonal view's inverse (ops/shape_ops.h), src checked and cast.
-  return _XLAC._diagonal_scatter(x, src, offset, d1, d2)
+  # The diagonal view's dims check (tensor/view_ops.h) and inverse
+  # (ops/shape_ops.h), src checked and cast.
+  return _XLAC._diagonal_scatter(x, src, offset, dim1, dim2)
 
 
 @op(aten.slice_backward.default)

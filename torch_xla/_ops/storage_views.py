@@ -15,22 +15,10 @@ torch wrapper itself: the in-place view ops and resize_.
 import torch
 
 from torch_xla import _XLAC
-from torch_xla._ops._common import canonical_dim
 from torch_xla._ops.registry import aten, op
 from torch_xla._ops.views import (squeeze, squeeze_dim, squeeze_dims, t,
                                   transpose, unsqueeze)
 from torch_xla._tensor import wrap
-
-
-def diagonal_dims(x, dim1, dim2):
-  """(dim1, dim2) of x made non-negative, with eager's errors: diagonal_scatter
-  (shape_ops.py) checks its dims as the diagonal view (view_ops.h) does."""
-  rank = x.dim()
-  d1, d2 = canonical_dim(dim1, rank), canonical_dim(dim2, rank)
-  if d1 == d2:
-    raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, "
-                       f"{dim2}")
-  return d1, d2
 
 
 @op(aten.diagonal.default)

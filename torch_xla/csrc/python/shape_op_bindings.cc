@@ -160,41 +160,16 @@ void InitScatterBindings(py::module_& m) {
       "index out of range, RuntimeError for a src of another shape).");
 }
 
-// The diagonal view's steps (storage_views.py: forward and inverse on
-// handles) and the ops that write a diagonal, all through ops/shape_ops.h's
-// DiagonalValue / DiagonalUpdate.
+// The ops that write a diagonal, through ops/shape_ops.h's DiagonalValue /
+// DiagonalUpdate (as the diagonal view's step, tensor/storage_views.h).
 void InitDiagonalBindings(py::module_& m) {
   m.def(
-      "_diagonal_value",
-      [](py::handle x, int64_t offset, int64_t d1, int64_t d2) {
-        Operand in = Read(x);
-        return XlaTensor::FromIr(
-            ValueOrThrow(ops::DiagonalValue(in.value, offset, d1, d2)),
-            in.tensor->device());
-      },
-      py::arg("x"), py::arg("offset"), py::arg("dim1"), py::arg("dim2"),
-      "A handle for the diagonal of x (canonical distinct dims): the "
-      "diagonal view's forward.");
-  m.def(
-      "_diagonal_update",
-      [](py::handle base, py::handle update, int64_t offset, int64_t d1,
-         int64_t d2) {
-        Operand in = Read(base);
-        Value out = ValueOrThrow(ops::DiagonalUpdate(in.value, Read(update).value,
-                                                     offset, d1, d2));
-        return out == in.value ? in.tensor
-                               : XlaTensor::FromIr(std::move(out),
-                                                   in.tensor->device());
-      },
-      py::arg("base"), py::arg("update"), py::arg("offset"), py::arg("dim1"),
-      py::arg("dim2"),
-      "A handle for `base` with its diagonal replaced by `update` (base's "
-      "dtype): the diagonal view's inverse.");
-  m.def(
       "_diagonal_scatter",
-      [](py::handle x, py::handle src, int64_t offset, int64_t d1,
-         int64_t d2) {
+      [](py::handle x, py::handle src, int64_t offset, int64_t dim1,
+         int64_t dim2) {
         Operand in = Read(x);
+        const auto [d1, d2] = ValueOrThrow(view_ops::DiagonalDims(
+            static_cast<int64_t>(in.value.shape().dims.size()), dim1, dim2));
         Value diagonal = ValueOrThrow(ops::DiagonalValue(in.value, offset, d1,
                                                          d2));
         Value value = ScatterSource(in, Read(src), diagonal.shape().dims,
@@ -205,8 +180,8 @@ void InitDiagonalBindings(py::module_& m) {
       },
       py::arg("x"), py::arg("src"), py::arg("offset"), py::arg("dim1"),
       py::arg("dim2"),
-      "aten.diagonal_scatter at canonical distinct dims (eager's error for a "
-      "src of another shape).");
+      "aten.diagonal_scatter (eager's errors for the dims, as the diagonal "
+      "view's, and for a src of another shape).");
   m.def(
       "_diagonal_backward",
       [](py::handle grad, const Dims& sizes, int64_t offset, int64_t d1,
@@ -387,6 +362,7 @@ void InitShapeBuilderBindings(py::module_& m) {
 // `device`: host data under SPMD until a sharding is known (spmd/
 // spmd_tensors.h), else sent now; a literal when there are no bytes.
 XlaTensorPtr Uploaded(uintptr_t address, Dims dims, DType dtype, int device) {
+  CheckDeviceExists(device);
   Shape shape = ValueOrThrow(CheckedShape(dtype, std::move(dims)));
   if (NumElements(shape.dims) == 0) {
     return XlaTensor::FromIr(

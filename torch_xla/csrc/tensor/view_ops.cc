@@ -394,14 +394,22 @@ absl::StatusOr<std::vector<ViewedTensor>> Unbind(const ViewedTensor& x,
   return pieces;
 }
 
-absl::StatusOr<ViewedTensor> Diagonal(const ViewedTensor& x, int64_t offset,
-                                      int64_t dim1, int64_t dim2) {
-  TXLA_ASSIGN_OR_RETURN(int64_t d1, WrapDim(dim1, RankOf(x)));
-  TXLA_ASSIGN_OR_RETURN(int64_t d2, WrapDim(dim2, RankOf(x)));
+absl::StatusOr<std::pair<int64_t, int64_t>> DiagonalDims(int64_t rank,
+                                                         int64_t dim1,
+                                                         int64_t dim2) {
+  TXLA_ASSIGN_OR_RETURN(int64_t d1, WrapDim(dim1, rank));
+  TXLA_ASSIGN_OR_RETURN(int64_t d2, WrapDim(dim2, rank));
   if (d1 == d2) {
     return EagerRuntimeError(absl::StrCat(
         "diagonal dimensions cannot be identical ", dim1, ", ", dim2));
   }
+  return std::make_pair(d1, d2);
+}
+
+absl::StatusOr<ViewedTensor> Diagonal(const ViewedTensor& x, int64_t offset,
+                                      int64_t dim1, int64_t dim2) {
+  TXLA_ASSIGN_OR_RETURN(auto canonical, DiagonalDims(RankOf(x), dim1, dim2));
+  const auto [d1, d2] = canonical;
   const std::vector<int64_t>& dims = x.handle->shape().dims;
   const std::vector<int64_t> base_strides = StridesOf(x);
   const int64_t row = std::max<int64_t>(-offset, 0);

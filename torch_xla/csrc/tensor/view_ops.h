@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -90,7 +91,13 @@ absl::StatusOr<std::vector<ViewedTensor>> Unbind(const ViewedTensor& x,
 
 // The views that address the root's storage (their steps:
 // tensor/storage_views.h).
-// aten.diagonal: dims wrapped as eager, and distinct.
+// The dims of a diagonal of a rank-`rank` tensor (aten.diagonal and
+// diagonal_scatter) made non-negative, with eager's errors: out of range,
+// or the same dim twice.
+absl::StatusOr<std::pair<int64_t, int64_t>> DiagonalDims(int64_t rank,
+                                                         int64_t dim1,
+                                                         int64_t dim2);
+// aten.diagonal.
 absl::StatusOr<ViewedTensor> Diagonal(const ViewedTensor& x, int64_t offset,
                                       int64_t dim1, int64_t dim2);
 // aten.as_strided: the root's storage at `storage_offset` (absent: x's)
