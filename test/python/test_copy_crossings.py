@@ -118,6 +118,23 @@ def test_copy_from_host_index_range_is_remembered():
     x[idx]
 
 
+def test_upload_to_a_missing_device_raises_before_sending():
+  before = _transfers()
+  with pytest.raises(RuntimeError, match="device xla:5 does not exist"):
+    torch.randn(3).to("xla:5")
+  assert _transfers() == before
+
+
+def test_a_cpu_index_out_of_range_raises_at_once():
+  x = torch.randn(4, 6, device=DEV)
+  with pytest.raises(IndexError, match="out of bounds"):
+    x[torch.tensor([1, 4])]
+  with pytest.raises(IndexError, match="out of range"):
+    x.index_select(1, torch.tensor([6]))
+  torch.testing.assert_close(x[torch.tensor([], dtype=torch.int64)].cpu(),
+                             torch.empty(0, 6))
+
+
 # --- reads ----------------------------------------------------------------
 
 def test_reads_are_one_call():
@@ -161,7 +178,11 @@ def _inputs():
          "s": torch.randint(0, 4, (4, 6))}
   cpu["h"] = cpu["y"].half()
   cpu["r"] = cpu["y"][0].clone()
-  return cpu, {k: v.to(DEV) for k, v in cpu.items()}
+  cpu["mr"] = cpu["m"][0].clone()
+  dev = {k: v.to(DEV) for k, v in cpu.items()}
+  dev["ci"] = cpu["ci"] = torch.tensor([3, 0, 2])  # cpu indices, in both
+  dev["cn"] = cpu["cn"] = torch.tensor([-1, 0, -4])
+  return cpu, dev
 
 
 # (id, op on (dst, inputs), expected _XLAC call); in-place ops get fresh
@@ -175,6 +196,8 @@ ON_DEVICE = [
     ("fill_cpu_tensor", lambda d, t: d.fill_(torch.tensor(-1.0)), "_fill"),
     ("zero_", lambda d, t: d.zero_(), "_fill"),
     ("masked_fill_", lambda d, t: d.masked_fill_(t["m"], 0.5),
+     "_masked_fill"),
+    ("masked_fill_broadcast_mask", lambda d, t: d.masked_fill_(t["mr"], 1.5),
      "_masked_fill"),
     ("div_", lambda d, t: d.div_(t["y"]), "_arithmetic_"),
     ("div_scalar", lambda d, t: d.div_(3.0), "_arithmetic_"),
@@ -206,6 +229,11 @@ FUNCTIONAL = [
     ("index_two", lambda t: t["x"][t["i"], t["i"] + 1], "_index"),
     ("index_select", lambda t: t["x"].index_select(1, t["i"]),
      "_index_select"),
+    ("index_cpu_index", lambda t: t["x"][t["cn"]], "_index"),
+    ("index_select_cpu_index", lambda t: t["x"].index_select(1, t["ci"]),
+     "_index_select"),
+    ("index_add_cpu_index",
+     lambda t: t["x"].index_add(0, t["ci"], t["y"][:3]), "_index_add"),
     ("scatter_add", lambda t: t["x"].scatter_add(0, t["s"], t["y"]),
      "_scatter"),
 ]
@@ -219,6 +247,9 @@ def test_functional_op_is_one_call(name, fn, binding):
   if name == "masked_fill":
     scalar = dev["y"][0, 0]
     run = lambda: dev["x"].masked_fill(dev["m"], scalar)  # noqa: E731
+  elif name == "index_add_cpu_index":
+    rows = dev["y"][:3]
+    run = lambda: dev["x"].index_add(0, dev["ci"], rows)  # noqa: E731
   elif name == "index_two":
     j = dev["i"] + 1
     run = lambda: dev["x"][dev["i"], j]  # noqa: E731

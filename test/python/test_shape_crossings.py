@@ -218,13 +218,12 @@ def test_copy_of_the_same_shape_and_dtype_takes_the_source_data():
 
 @pytest.mark.parametrize("shape", [(4, 5), (0, 5)])
 def test_a_cpu_tensor_to_xla_is_one_call_per_aten_op(shape):
-  # PyTorch runs cpu -> 'xla' as empty (a host fill) + copy_ (the upload,
-  # then its commit): no IR is built in Python. The commit hands dst the
-  # uploaded data itself (_set_ir_value), so under SPMD it stays host data
-  # until a sharding places it (spmd_cases.py).
+  # cpu -> 'xla' reaches the XLA-key _to_copy kernel (copy_ops.py): one
+  # upload, the new tensor holding the data itself, so under SPMD it stays
+  # host data until a sharding places it (spmd_cases.py).
   cpu = torch.randn(shape)
   out, names = _crossings(lambda: cpu.to(DEV))
-  assert names == ["_full", "_from_host", "_set_ir_value"], names
+  assert names == ["_from_host"], names
   torch.testing.assert_close(out.cpu(), cpu)
 
 

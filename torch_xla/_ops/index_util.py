@@ -30,13 +30,17 @@ def checked_index(t, device, bounds=None, op=None, error=IndexError):
   t, check = index_and_check(t, device, bounds, op, error)
   if check is not None:
     _XLAC._check_index_on_device(t, check)  # python/device_checks.h
+  if not isinstance(t, XlaTensor):
+    from torch_xla._ops import copy_ops
+    t = copy_ops.from_host(t, device)
   return t
 
 
 def index_and_check(t, device, bounds=None, op=None, error=IndexError):
-  """(index, check): the index tensor as an 'xla' tensor (a cpu one is
-  uploaded), and None or the device-side check for the op's binding to
-  register inside its one call (python/device_checks.h).
+  """(index, check): the index tensor (an 'xla' one, or a cpu one that the
+  op's binding uploads in its one call: python/index_bindings.cc
+  CheckedIndex), and None or the device-side check for the op's binding to
+  register inside that call (python/device_checks.h).
 
   bounds: None, or (size, dim, negative_ok, message) to check index values
   as eager does. Values known on the host (a cpu tensor, or an 'xla' tensor
@@ -63,8 +67,7 @@ def index_and_check(t, device, bounds=None, op=None, error=IndexError):
       raise RuntimeError(f"indices on {t.device} cannot index an xla tensor")
     if bounds is not None and t.numel():
       check_bounds(int(t.min()), int(t.max()), t, *bounds, error=error)
-    from torch_xla._ops import copy_ops
-    return copy_ops.from_host(t, device), None
+    return t, None
   raise TypeError(f"expected an index tensor, got {type(t).__name__}")
 
 
@@ -182,7 +185,7 @@ def fallback(func, args, kwargs, reason):
 
 def index_mask(mask, device):
   if isinstance(mask, XlaTensor):
-    return xt_of(mask)
+    return mask  # the binding reads it (a view re-derived there)
   from torch_xla._ops import copy_ops
   return xt_of(copy_ops.from_host(mask, device))
 

@@ -19,6 +19,14 @@ from torch_xla._ops.registry import aten, op
 # masked_fill.
 
 
+def _broadcasts_into(shape, target):
+  """True when `shape` broadcasts to `target` itself (checked here, with no
+  call into C++)."""
+  if len(shape) > len(target):
+    return False
+  return all(d in (1, t) for d, t in zip(reversed(shape), reversed(target)))
+
+
 def _masked_fill(x, mask, value, inplace):
   if mask.dtype != torch.bool:
     name = {torch.float32: "float", torch.float64: "double"}.get(
@@ -30,11 +38,10 @@ def _masked_fill(x, mask, value, inplace):
         f"masked_fill_ only supports a 0-dimensional value tensor, but "
         f"got tensor with {value.dim()} dimension(s).")
   shape = list(x.shape)
-  if inplace and list(mask.shape) != shape:
-    target = broadcast_shapes(shape, list(mask.shape))
-    if target != shape:
-      raise RuntimeError(f"output with shape {shape} doesn't match the "
-                         f"broadcast shape {target}")
+  if inplace and not _broadcasts_into(list(mask.shape), shape):
+    target = broadcast_shapes(shape, list(mask.shape))  # eager's errors
+    raise RuntimeError(f"output with shape {shape} doesn't match the "
+                       f"broadcast shape {target}")
   # One C++ call: the value checked and made a scalar parameter, the select
   # built by ops/nn_ops.h (as the C++ fast rule builds it), the result
   # wrapped or committed into x.

@@ -15,7 +15,10 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "pybind11/stl.h"
+#include "torch_xla/csrc/ir/shape_util.h"
+#include "torch_xla/csrc/ir/value_builders.h"
 #include "torch_xla/csrc/ops/index_ops.h"
 #include "torch_xla/csrc/ops/index_reduce_ops.h"
 #include "torch_xla/csrc/ops/scatter_ops.h"
@@ -27,6 +30,7 @@
 #include "torch_xla/csrc/python/scalar_leaves.h"
 #include "torch_xla/csrc/python/status_conversion.h"
 #include "torch_xla/csrc/python/torch_tensor.h"
+#include "torch_xla/csrc/spmd/spmd_tensors.h"
 
 namespace py = pybind11;
 
@@ -34,7 +38,38 @@ namespace torch_xla::python {
 namespace {
 
 // An index tensor's value, its device-side check registered.
-Value CheckedIndex(py::handle index, py::handle check) {
+// A cpu index tensor (its values checked on the host by the rule) as a
+// value on `device`: its bytes uploaded in the op's call (tensor data, so
+// under SPMD it travels as host data does: spmd/spmd_tensors.h).
+Value HostIndex(py::handle index, int device) {
+  py::object host = index.attr("contiguous")();
+  DType dtype;
+  if (!ReadDType(host.attr("dtype").ptr(), &dtype)) {
+    ThrowStatus(absl::InvalidArgumentError("index: unsupported dtype"));
+  }
+  Shape shape = ValueOrThrow(
+      CheckedShape(dtype, host.attr("shape").cast<std::vector<int64_t>>()));
+  if (NumElements(shape.dims) == 0) {
+    return ValueOrThrow(MakeLiteral(0, shape.dtype, shape.dims));
+  }
+  const auto address = host.attr("data_ptr")().cast<uintptr_t>();
+  absl::StatusOr<XlaTensorPtr> tensor;
+  {
+    py::gil_scoped_release release;
+    tensor = TensorFromHost(reinterpret_cast<const void*>(address),
+                            std::move(shape), device);
+  }
+  return ValueOrThrow(ValueOrThrow(std::move(tensor))->GetIrValue());
+}
+
+// An op's index on x's `device`: an 'xla' tensor with its device-side
+// check (or None) registered, or a cpu tensor uploaded (HostIndex).
+Value CheckedIndex(py::handle index, py::handle check, int device) {
+  TorchTensor tensor;
+  if (!ReadTorchTensor(index.ptr(), &tensor) &&
+      !py::isinstance<XlaTensor>(index) && py::hasattr(index, "data_ptr")) {
+    return HostIndex(index, device);
+  }
   Operand in = Read(index);
   CheckIndex(in.value, in.tensor->device(), check);
   return in.value;
@@ -53,7 +88,7 @@ void InitEmbeddingBindings(py::module_& m) {
       "_embedding",
       [](py::handle weight, py::handle indices, py::handle check) {
         Operand w = Read(weight);
-        Value idx = CheckedIndex(indices, check);
+        Value idx = CheckedIndex(indices, check, w.tensor->device());
         return WrapOrNone(ValueOrThrow(ops::Embedding(w.value, idx)),
                           w.tensor->device());
       },
@@ -81,7 +116,8 @@ void InitEmbeddingBindings(py::module_& m) {
 
 // The index tensors of x[indices] (None for ':'), each with its check.
 std::vector<Value> CheckedIndices(const std::vector<py::handle>& indices,
-                                  const std::vector<py::handle>& checks) {
+                                  const std::vector<py::handle>& checks,
+                                  int device) {
   if (!checks.empty() && checks.size() != indices.size()) {
     ThrowStatus(absl::InvalidArgumentError(
         "index: one check (or None) per index is needed"));
@@ -93,7 +129,8 @@ std::vector<Value> CheckedIndices(const std::vector<py::handle>& indices,
       continue;
     }
     values.push_back(
-        CheckedIndex(indices[i], checks.empty() ? py::none() : checks[i]));
+        CheckedIndex(indices[i], checks.empty() ? py::none() : checks[i],
+                     device));
   }
   return values;
 }
@@ -104,7 +141,8 @@ void InitAdvancedIndexBindings(py::module_& m) {
       [](py::handle x, const std::vector<py::handle>& indices,
          const std::vector<py::handle>& checks) {
         Operand in = Read(x);
-        std::vector<Value> values = CheckedIndices(indices, checks);
+        std::vector<Value> values =
+            CheckedIndices(indices, checks, in.tensor->device());
         return WrapOrNone(ValueOrThrow(ops::AdvancedIndex(in.value, values)),
                           in.tensor->device());
       },
@@ -118,7 +156,8 @@ void InitAdvancedIndexBindings(py::module_& m) {
          py::handle values, bool accumulate, bool inplace,
          const std::vector<py::handle>& checks) {
         Operand in = Read(x);
-        std::vector<Value> index_values = CheckedIndices(indices, checks);
+        std::vector<Value> index_values =
+            CheckedIndices(indices, checks, in.tensor->device());
         Operand v;
         if (PyFloat_Check(values.ptr()) || PyLong_Check(values.ptr())) {
           v.value = ScalarLeafAtSite(values, in.value.shape().dtype);
@@ -201,7 +240,7 @@ void InitGatherScatterBindings(py::module_& m) {
       "_gather",
       [](py::handle x, int64_t dim, py::handle index, py::handle check) {
         Operand in = Read(x);
-        Value idx = CheckedIndex(index, check);
+        Value idx = CheckedIndex(index, check, in.tensor->device());
         return Wrapped(ValueOrThrow(ops::GatherAlongDim(in.value, dim, idx)),
                        in.tensor->device());
       },
@@ -214,7 +253,7 @@ void InitGatherScatterBindings(py::module_& m) {
          bool src_is_value, bool add, bool inplace, py::handle check,
          const std::string& name) {
         Operand in = Read(x);
-        Value idx = CheckedIndex(index, check);
+        Value idx = CheckedIndex(index, check, in.tensor->device());
         const DType dtype = in.value.shape().dtype;
         Value u = src_is_value ? OperandValue(src, dtype) : Read(src).value;
         Value out = ValueOrThrow(
@@ -232,7 +271,7 @@ void InitGatherScatterBindings(py::module_& m) {
       [](py::handle x, int64_t dim, py::handle index, py::handle src,
          bool mean, bool include_self, bool inplace, py::handle check) {
         Operand in = Read(x);
-        Value idx = CheckedIndex(index, check);
+        Value idx = CheckedIndex(index, check, in.tensor->device());
         Value out = ValueOrThrow(ops::ScatterReduce(
             in.value, dim, idx, Read(src).value, mean, include_self));
         return Done(std::move(out), in, x, inplace, "scatter_reduce_");
@@ -246,7 +285,7 @@ void InitGatherScatterBindings(py::module_& m) {
       "_take",
       [](py::handle x, py::handle index, py::handle check) {
         Operand in = Read(x);
-        Value idx = CheckedIndex(index, check);
+        Value idx = CheckedIndex(index, check, in.tensor->device());
         return Wrapped(ValueOrThrow(ops::Take(in.value, idx)),
                        in.tensor->device());
       },
@@ -258,7 +297,7 @@ void InitGatherScatterBindings(py::module_& m) {
       [](py::handle x, py::handle index, py::handle source, bool accumulate,
          bool inplace, py::handle check) {
         Operand in = Read(x);
-        Value idx = CheckedIndex(index, check);
+        Value idx = CheckedIndex(index, check, in.tensor->device());
         Value src = OperandValue(source, in.value.shape().dtype);
         return Done(ValueOrThrow(ops::Put(in.value, idx, src, accumulate)),
                     in, x, inplace, "put_");
@@ -274,7 +313,7 @@ void InitIndexAlongDimBindings(py::module_& m) {
       "_index_select",
       [](py::handle x, int64_t dim, py::handle index, py::handle check) {
         Operand in = Read(x);
-        Value idx = CheckedIndex(index, check);
+        Value idx = CheckedIndex(index, check, in.tensor->device());
         return Done(ValueOrThrow(ops::IndexSelect(in.value, dim, idx)), in, x,
                     false, "index_select");
       },
@@ -285,7 +324,7 @@ void InitIndexAlongDimBindings(py::module_& m) {
       [](py::handle x, int64_t dim, py::handle index, py::handle source,
          bool inplace, py::handle check) {
         Operand in = Read(x);
-        Value idx = CheckedIndex(index, check);
+        Value idx = CheckedIndex(index, check, in.tensor->device());
         Value src = OperandValue(source, in.value.shape().dtype);
         return Done(ValueOrThrow(ops::IndexCopy(in.value, dim, idx, src)), in,
                     x, inplace, "index_copy_");
@@ -299,7 +338,7 @@ void InitIndexAlongDimBindings(py::module_& m) {
       [](py::handle x, int64_t dim, py::handle index, py::handle source,
          py::handle alpha, bool inplace, py::handle check) {
         Operand in = Read(x);
-        Value idx = CheckedIndex(index, check);
+        Value idx = CheckedIndex(index, check, in.tensor->device());
         const DType dtype = in.value.shape().dtype;
         Value src = OperandValue(source, dtype);
         Value scale =
@@ -317,7 +356,7 @@ void InitIndexAlongDimBindings(py::module_& m) {
       [](py::handle x, int64_t dim, py::handle index, py::handle value,
          bool inplace, py::handle check) {
         Operand in = Read(x);
-        Value idx = CheckedIndex(index, check);
+        Value idx = CheckedIndex(index, check, in.tensor->device());
         Value fill =
             OperandValue(value, in.value.shape().dtype, /*checked=*/true);
         return Done(ValueOrThrow(ops::IndexFill(in.value, dim, idx, fill)), in,
@@ -334,7 +373,7 @@ void InitIndexAlongDimBindings(py::module_& m) {
          const std::string& reduce, bool include_self, bool inplace,
          py::handle check) {
         Operand in = Read(x);
-        Value idx = CheckedIndex(index, check);
+        Value idx = CheckedIndex(index, check, in.tensor->device());
         Value src = OperandValue(source, in.value.shape().dtype);
         return Done(ValueOrThrow(ops::IndexReduce(in.value, dim, idx, src,
                                                   reduce, include_self)),

@@ -223,6 +223,10 @@ py::object WrapTensor(XlaTensorPtr handle, ViewInfoPtr view) {
   return result;
 }
 
+void CheckDeviceExists(int ordinal) {
+  WrapperApi::Registered().Device(ordinal);
+}
+
 py::object ToHostTensor(const XlaTensorPtr& tensor) {
   WrapperApi& api = WrapperApi::Registered();
   const Shape& shape = tensor->shape();

@@ -57,6 +57,10 @@ pybind11::object WrapTensor(XlaTensorPtr handle, ViewInfoPtr view = nullptr);
 // A new CPU torch tensor with the tensor's value (runs pending IR).
 pybind11::object ToHostTensor(const XlaTensorPtr& tensor);
 
+// Raises eager's RuntimeError for an 'xla' device this process does not
+// have (what wrapping a tensor on it raises), before any data moves there.
+void CheckDeviceExists(int ordinal);
+
 // FailedPrecondition with eager's text when `object` is a torch tensor on
 // another device than 'xla' (a cpu 0-dim tensor is allowed, as in eager);
 // `op_name` prefixes the message when not empty.
