@@ -327,3 +327,66 @@ def test_max_unpool_index_outside_the_plane_raises_on_read():
   y = F.max_unpool2d(x, i, 2)
   with pytest.raises(RuntimeError, match="Found an invalid max index"):
     y.cpu()
+
+
+# grid_sampler_2d and its backward --------------------------------------------
+
+
+def _grid_inputs(device, dtype=torch.float32):
+  torch.manual_seed(5)
+  x = torch.randn(2, 3, 4, 5, dtype=dtype)
+  # Past [-1, 1], so that padding matters, and exact borders.
+  g = torch.rand(2, 3, 2, 2, dtype=dtype) * 2.6 - 1.3
+  g[0, 0, 0] = torch.tensor([1.0, -1.0], dtype=dtype)
+  return x.to(device), g.to(device)
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2])
+def test_grid_sampler_is_one_call_each_way(mode):
+  x, g = _grid_inputs(DEV)
+  out = torch.ops.aten.grid_sampler_2d(x, g, mode, 1, False)
+  go = torch.randn_like(out)
+  _, names = crossings(lambda: torch.ops.aten.grid_sampler_2d(
+      x, g, mode, 1, False))
+  assert names == ["_grid_sampler_2d"], names
+  _, names = crossings(lambda: torch.ops.aten.grid_sampler_2d_backward(
+      go, x, g, mode, 1, False, [True, True]))
+  assert names == ["_grid_sampler_2d_backward"], names
+
+
+@pytest.mark.parametrize("align", [False, True])
+@pytest.mark.parametrize("padding", [0, 1, 2])
+@pytest.mark.parametrize("mode", [0, 1, 2])
+def test_grid_sampler_values_and_gradients_match_eager(mode, padding, align):
+  results = []
+  for device in ("cpu", DEV):
+    x, g = _grid_inputs(device, torch.float64)
+    out = torch.ops.aten.grid_sampler_2d(x, g, mode, padding, align)
+    go = torch.linspace(-1, 1, out.numel(), dtype=torch.float64).reshape(
+        out.shape).to(device)
+    gi, gg = torch.ops.aten.grid_sampler_2d_backward(go, x, g, mode, padding,
+                                                     align, [True, True])
+    results.append([t.cpu() for t in (out, gi, gg)])
+  for want, got in zip(*results):
+    torch.testing.assert_close(got, want)
+
+
+def test_grid_sampler_checks_match_eager():
+  def run(device, make):
+    try:
+      return make(device).shape
+    except (RuntimeError, NotImplementedError) as e:
+      return type(e), str(e)
+
+  x, g = _grid_inputs("cpu")
+  for make in (
+      lambda d: torch.ops.aten.grid_sampler_2d(x.to(d).long(), g.to(d).long(),
+                                               0, 0, False),
+      lambda d: torch.ops.aten.grid_sampler_2d(x.to(d), g.to(d).double(), 0,
+                                               0, False),
+      lambda d: torch.ops.aten.grid_sampler_2d(x[:, :, :0].to(d), g.to(d), 0,
+                                               0, False),
+      lambda d: torch.ops.aten.grid_sampler_2d(x.to(d), g[..., :1].to(d), 0,
+                                               0, False),
+  ):
+    assert run(DEV, make) == run("cpu", make)

@@ -1,6 +1,6 @@
 """Eager's argument checks for ops lowered through PyTorch's decompositions
-(we have no rule of our own): upsampling, grid_sampler_2d, pixel_shuffle
-and pixel_unshuffle.
+(we have no rule of our own): upsampling, pixel_shuffle and
+pixel_unshuffle.
 
 The decompositions assume valid arguments. Without these checks, bad ones
 fail somewhere inside them (a ZeroDivisionError for an empty upsampling
@@ -14,7 +14,6 @@ dim).
 
 import math
 
-from torch_xla._dtypes import scalar_type_name
 from torch_xla._ops import interpolation, registry
 from torch_xla._ops.registry import aten, op
 
@@ -95,40 +94,6 @@ _UPSAMPLE = [
     if hasattr(getattr(aten, f"{prefix}{kind}{rank}d"), overload)
 ]
 _checked(_UPSAMPLE, _upsample_check, interpolation.forward)
-
-# grid_sampler_2d -------------------------------------------------------------
-
-
-def grid_sampler_2d_check(name, a):
-  """Eager's checks of grid_sampler_2d's input and grid (its backward's
-  too)."""
-  x, grid = a["input"], a["grid"]
-  if x.dim() != 4 or grid.dim() != 4:
-    raise RuntimeError(
-        f"grid_sampler(): expected 4D input and grid with same number of "
-        f"dimensions, but got input with sizes {list(x.shape)} and grid "
-        f"with sizes {list(grid.shape)}")
-  if x.shape[0] != grid.shape[0]:
-    raise RuntimeError(
-        f"grid_sampler(): expected grid and input to have same batch size, "
-        f"but got input with sizes {list(x.shape)} and grid with sizes "
-        f"{list(grid.shape)}")
-  if grid.shape[-1] != 2:
-    raise RuntimeError(
-        f"grid_sampler(): expected grid to have size 2 in last dimension, "
-        f"but got grid with sizes {list(grid.shape)}")
-  if x.dtype != grid.dtype:
-    raise RuntimeError(f"expected scalar type {scalar_type_name(x.dtype)} "
-                       f"but found {scalar_type_name(grid.dtype)}")
-  for d in (2, 3):
-    if x.shape[d] == 0:
-      raise RuntimeError(
-          f"grid_sampler(): expected input to have non-empty spatial "
-          f"dimensions, but input has sizes {list(x.shape)} with dimension "
-          f"{d} being empty")
-
-
-_checked([aten.grid_sampler_2d.default], grid_sampler_2d_check)
 
 # pixel_shuffle / pixel_unshuffle ---------------------------------------------
 

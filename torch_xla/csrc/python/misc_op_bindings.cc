@@ -4,6 +4,7 @@
 // (torch_xla/csrc/ops) and returning the wrapped result or committing the
 // in-place one. See op_bindings.h for the conventions.
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -14,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "pybind11/stl.h"
 #include "torch_xla/csrc/ops/embedding_ops.h"
+#include "torch_xla/csrc/ops/grid_sampler_ops.h"
 #include "torch_xla/csrc/ops/interpolation_ops.h"
 #include "torch_xla/csrc/ops/one_hot_ops.h"
 #include "torch_xla/csrc/ops/build_util.h"
@@ -173,6 +175,36 @@ void InitMiscOpBindings(py::module_& m) {
       "python/device_checks.h), registered in this call, in order.");
   InitInterpolationBindings(m);
   InitForeachBindings(m);
+  m.def(
+      "_grid_sampler_2d",
+      [](py::handle input, py::handle grid, int64_t mode, int64_t padding,
+         bool align_corners) {
+        Operand in = Read(input);
+        return WrapOrNone(
+            ValueOrThrow(ops::GridSampler2d(in.value, Read(grid).value, mode,
+                                            padding, align_corners)),
+            in.tensor->device());
+      },
+      py::arg("input"), py::arg("grid"), py::arg("mode"), py::arg("padding"),
+      py::arg("align_corners"),
+      "aten.grid_sampler_2d (ops/grid_sampler_ops.h; mode 0 bilinear, 1 "
+      "nearest, 2 bicubic; padding 0 zeros, 1 border, 2 reflection).");
+  m.def(
+      "_grid_sampler_2d_backward",
+      [](py::handle grad, py::handle input, py::handle grid, int64_t mode,
+         int64_t padding, bool align_corners, bool input_grad) {
+        Operand in = Read(input);
+        std::array<Value, 2> out = ValueOrThrow(ops::GridSampler2dBackward(
+            Read(grad).value, in.value, Read(grid).value, mode, padding,
+            align_corners, input_grad));
+        const int device = in.tensor->device();
+        return py::make_tuple(WrapOrNone(std::move(out[0]), device),
+                              WrapOrNone(std::move(out[1]), device));
+      },
+      py::arg("grad"), py::arg("input"), py::arg("grid"), py::arg("mode"),
+      py::arg("padding"), py::arg("align_corners"), py::arg("input_grad"),
+      "aten.grid_sampler_2d_backward (ops/grid_sampler_ops.h): (grad_input, "
+      "None without input_grad; grad_grid).");
   m.def(
       "_max_unpool",
       [](py::handle x, py::handle indices,
