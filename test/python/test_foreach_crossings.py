@@ -1,13 +1,17 @@
-"""Each `_foreach_*` list op crosses into C++ once per list (issue 28 §1).
+"""Each `_foreach_*` list op crosses into C++ once per list, and so do
+normal(mean, std) with tensors, max_unpool2d/3d and grid_sampler_2d (each
+way) (issue 28 §1).
 
 torch.optim's foreach=True steps call a list op per update term over every
 parameter; its rule (torch_xla/_ops/optim_ops.py) picks each element's
 dtype and makes ONE `_XLAC` call (csrc/python/foreach_bindings.cc) that
 builds every element with the single-tensor op's builder. These tests count
-the `_XLAC` calls while a list op is traced (crossing_counter.py) for lists
-of 1, 3 and 75 tensors, check values against eager on lists that mix shapes
-and dtypes (test/python/ops/test_optim_ops.py covers the common cases and
-whole optimizer steps), and count an optimizer step over 75 parameters.
+the `_XLAC` calls while an op is traced (crossing_counter.py; list ops for
+lists of 1, 3 and 75 tensors), check values against eager on lists that mix
+shapes and dtypes (test/python/ops/test_optim_ops.py covers the common
+cases and whole optimizer steps), count an optimizer step over 75
+parameters, and check the other ops' values, gradients and errors against
+eager.
 """
 
 import pytest
