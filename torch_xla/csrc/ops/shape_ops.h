@@ -78,7 +78,7 @@ absl::StatusOr<Value> ModePadBackward(Value grad,
 
 // The diagonal `offset` of dims d1 != d2 (canonical) of x, as aten.diagonal
 // views it: [x's other dims..., n]. The diagonal view's forward
-// (_ops/storage_views.py) and diagonal_scatter's shape.
+// (tensor/storage_views.h) and diagonal_scatter's shape.
 absl::StatusOr<Value> DiagonalValue(Value x, int64_t offset, int64_t d1,
                                     int64_t d2);
 
