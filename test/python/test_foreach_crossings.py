@@ -47,6 +47,8 @@ LIST_OPS = [
     ("sqrt", lambda a, b, c, s: torch._foreach_sqrt(c), "_foreach_unary"),
     ("exp_", lambda a, b, c, s: torch._foreach_exp_(a), "_foreach_unary"),
     ("neg", lambda a, b, c, s: torch._foreach_neg(a), "_foreach_unary"),
+    ("floor_", lambda a, b, c, s: torch._foreach_floor_(a), "_foreach_unary"),
+    ("cosh", lambda a, b, c, s: torch._foreach_cosh(a), "_foreach_unary"),
     ("addcmul_", lambda a, b, c, s: torch._foreach_addcmul_(a, b, c, value=.1),
      "_foreach_addc"),
     ("addcdiv_scalarlist", lambda a, b, c, s: torch._foreach_addcdiv(
@@ -117,6 +119,8 @@ MIXED = [
     ("clamp_max_scalar", lambda a, b: torch._foreach_clamp_max(a, 1)),
     ("sqrt_ints", lambda a, b: torch._foreach_sqrt([t.abs() for t in a])),
     ("abs", lambda a, b: torch._foreach_abs(a)),
+    ("floor", lambda a, b: torch._foreach_floor(a)),
+    ("sign", lambda a, b: torch._foreach_sign(a)),
     ("addcmul", lambda a, b: torch._foreach_addcmul(a, b, b, value=2)),
 ]
 

@@ -319,29 +319,23 @@ _UNARY = ("abs", "acos", "asin", "atan", "ceil", "cos", "cosh", "erf", "erfc",
           "exp", "expm1", "floor", "frac", "lgamma", "log", "log10", "log1p",
           "log2", "neg", "reciprocal", "round", "rsqrt", "sigmoid", "sign",
           "sin", "sinh", "sqrt", "tan", "tanh", "trunc")
-_NO_UNARY_PLAN = (torch.bool, torch.uint8, torch.uint16, torch.uint32,
-                  torch.uint64)
 
 
 def _register_unary(base):
-  """One call over the list where the single-tensor rule is one of
-  unary_math.py's plain math functions (its `unary_plan`: kind, opmath,
-  integers in the default float type); the others (atan, log2, rounding,
-  ...) call the rule per element."""
+  """One call over the list where the single-tensor rule is one _unary
+  call for every element's dtype (its `unary_plan(dtype)`: kind, dtype
+  code, opmath; unary_math.py); the others (atan, log2, reciprocal, ...,
+  or an integer tensor's floor) call the rule per element."""
   overload = getattr(aten, base).default
   fn = _single(overload)
 
   def run(self, inplace, name):
     plan = getattr(registry.RULES.get(overload), "unary_plan", None)
-    if plan is not None:
-      kind, opmath, float_result = plan
-      if float_result or not any(t.dtype in _NO_UNARY_PLAN for t in self):
-        codes = [
-            _CODES[_float_type(t.dtype) if float_result else t.dtype]
-            for t in self
-        ]
-        return _XLAC._foreach_unary(kind, list(self), codes, opmath, inplace,
-                                    name)
+    plans = [plan(t.dtype) for t in self] if plan is not None else [None]
+    if all(p is not None for p in plans) and self:
+      kind, _, opmath = plans[0]
+      return _XLAC._foreach_unary(kind, list(self), [p[1] for p in plans],
+                                  opmath, inplace, name)
     if inplace:
       return _apply(fn, True, name, self)
     return [fn(t) for t in self]

@@ -32,9 +32,9 @@ def _unary_float(name, opmath=False):
                         _inplace)
 
   rule.__name__ = name
-  # (kind, opmath, integers in the default float type): the _foreach_
-  # rule's one call over a list (optim_ops.py).
-  rule.unary_plan = (kind, opmath, True)
+  # What the rule's one call is for a dtype, (kind, dtype code, opmath): the
+  # _foreach_ rule's one call over a list (optim_ops.py).
+  rule.unary_plan = lambda dtype: (kind, _CODES[_float_type(dtype)], opmath)
   return rule
 
 
@@ -71,8 +71,10 @@ def _unary_same(name):
     return _XLAC._unary(kind, x, _CODES[x.dtype], False, _inplace)
 
   rule.__name__ = name
-  # As _unary_float's, for tensors other than bool and unsigned ones.
-  rule.unary_plan = (kind, False, False)
+  # As _unary_float's; None where the rule is not that one call.
+  rule.unary_plan = lambda dtype: (
+      None if dtype in _UNSIGNED or dtype is torch.bool else
+      (kind, _CODES[dtype], False))
   return rule
 
 
@@ -154,6 +156,9 @@ def _integer_identity_or(name):
     return _XLAC._unary(kind, x, _CODES[x.dtype], False)
 
   rule.__name__ = name
+  # As _unary_float's; None where the rule is not that one call.
+  rule.unary_plan = lambda dtype: ((kind, _CODES[dtype], False)
+                                   if dtype.is_floating_point else None)
   return rule
 
 
