@@ -260,6 +260,24 @@ def test_functional_op_is_one_call(name, fn, binding):
   torch.testing.assert_close(out.cpu(), fn(cpu))
 
 
+def test_index_put_of_a_cpu_scalar_and_clones_are_one_call():
+  cpu, dev = _inputs()
+  dst = dev["x"].clone()
+  value = torch.tensor(-2.0)  # a cpu 0-dim value: allowed, no device check
+  _, names = crossings(lambda: dst.index_put_((dev["i"],), value),
+                       warm=False)
+  assert names == ["_index_put"], names
+  expected = cpu["x"].clone().index_put_((cpu["i"],), value)
+  torch.testing.assert_close(dst.cpu(), expected)
+  # index_select of a 0-dim tensor is a clone of it: one call.
+  s, idx = dev["y"][1, 2], torch.tensor([0], device=DEV)
+  out, names = crossings(lambda: s.index_select(0, idx), warm=False)
+  assert names == ["_to_dtype"], names
+  assert out.dim() == 0 and float(out) == float(cpu["y"][1, 2])
+  out.add_(1)
+  assert float(s) == float(cpu["y"][1, 2])  # not an alias
+
+
 # --- several devices, SPMD ------------------------------------------------
 
 _CHILD = textwrap.dedent("""

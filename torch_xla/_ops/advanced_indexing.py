@@ -23,10 +23,10 @@ torch.where or masked_fill to keep them on the device).
 import torch
 
 from torch_xla import _XLAC, _dtypes
-from torch_xla._ops._common import check_same_device
+from torch_xla._ops._common import check_same_device, code_of
 from torch_xla._ops.index_util import fallback, index_and_check, index_mask
 from torch_xla._ops.registry import aten, op
-from torch_xla._tensor import XlaTensor, wrap, xt_of
+from torch_xla._tensor import XlaTensor
 
 
 # Index operands.
@@ -101,7 +101,7 @@ def index(x, indices):
   if any(_is_mask(i) for i in indices):
     return fallback(aten.index.Tensor, (x, indices), {}, _MASK_REASON)
   if all(i is None for i in indices):
-    return wrap(_XLAC._clone(xt_of(x)))
+    return _XLAC._to_dtype(x, code_of(x.dtype))  # a clone
   # One gather, negative indices wrapped: ops/index_ops.h.
   return _XLAC._index(x, *_checked_indices(x, indices))
 

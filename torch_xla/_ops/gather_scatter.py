@@ -9,10 +9,10 @@ docs/device_checks.md); negative take/put indices wrap as in eager."""
 import torch
 
 from torch_xla import _XLAC, _dtypes
-from torch_xla._ops._common import canonical_dim, check_same_device
+from torch_xla._ops._common import canonical_dim, check_same_device, code_of
 from torch_xla._ops.index_util import index_and_check, fallback
 from torch_xla._ops.registry import aten, op
-from torch_xla._tensor import XlaTensor, wrap, xt_of
+from torch_xla._tensor import XlaTensor
 
 
 # gather / scatter: one index per element.
@@ -141,7 +141,8 @@ def _scatter_reduce_rule(overload, inplace):
       raise RuntimeError(
           "scatter_reduce(): Expected self.dtype to be equal to src.dtype")
     if index.numel() == 0:
-      return x if inplace else wrap(_XLAC._clone(xt_of(x)))
+      # x, or a clone of it (one call)
+      return x if inplace else _XLAC._to_dtype(x, code_of(x.dtype))
     index, check = _index(x, d, index, "scatter_reduce")
     return _XLAC._scatter_reduce(x, d, index, src, reduce == "mean",
                                  include_self, inplace, check)

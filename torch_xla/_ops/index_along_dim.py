@@ -10,10 +10,9 @@ or read (index_util.index_and_check, docs/device_checks.md)."""
 import torch
 
 from torch_xla import _XLAC, _dtypes
-from torch_xla._ops._common import canonical_dim, check_same_device
+from torch_xla._ops._common import canonical_dim, check_same_device, code_of
 from torch_xla._ops.index_util import Prefix, index_and_check, check_index_dtype
 from torch_xla._ops.registry import aten, op
-from torch_xla._tensor import wrap, xt_of
 
 
 # Along one dim: index_select, index_copy, index_add, index_fill.
@@ -46,7 +45,7 @@ def index_select(x, dim, index):
     if index.numel() != 1:
       raise RuntimeError(f"index_select(): Index to scalar can have only 1 "
                          f"value, got {index.numel()} value(s)")
-    return wrap(_XLAC._clone(xt_of(x)))
+    return _XLAC._to_dtype(x, code_of(x.dtype))  # a clone
   d, _, index, check = _dim_index(x, dim, index, "index_select()",
                                   "index out of range in self")
   return _XLAC._index_select(x, d, index, check)  # ops/scatter_ops.h
