@@ -1,15 +1,16 @@
 // The `_foreach_*` list ops' one call into C++ per list
 // (torch_xla/_ops/optim_ops.py): each binding takes the lists (and the
 // dtype each element computes in, which the Python rule promoted as the
-// single-tensor rule does) and builds every element with the builder the
-// single-tensor op uses (ops/arithmetic_ops.h, unary_ops.h, select_ops.h,
-// optim_ops.h): a foreach op's math is never written a second time. An
-// in-place list op commits each element's result into it in list order
-// (op_bindings.h's Finish, eager's errors prefixed with the op's name) and
-// returns None; a functional one returns the list of new tensors.
+// single-tensor rule does) and builds every element as the single-tensor
+// binding does: arithmetic, lerp and addcmul/addcdiv through that
+// binding's own element call (op_bindings.h ArithmeticCall, LerpCall,
+// AddcCall), the others with its builder (ops/unary_ops.h, select_ops.h,
+// an elementwise node): a foreach op's math is never written a second
+// time. An in-place list op commits each element's result into it in list
+// order (op_bindings.h's Finish, eager's errors prefixed with the op's
+// name) and returns None; a functional one returns the list of new tensors.
 
 #include <cstddef>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,9 +19,6 @@
 #include "pybind11/pybind11.h"
 #include "pybind11/stl.h"
 #include "torch_xla/csrc/ir/builder.h"
-#include "torch_xla/csrc/ops/arithmetic_ops.h"
-#include "torch_xla/csrc/ops/opmath.h"
-#include "torch_xla/csrc/ops/optim_ops.h"
 #include "torch_xla/csrc/ops/select_ops.h"
 #include "torch_xla/csrc/ops/unary_ops.h"
 #include "torch_xla/csrc/python/bindings.h"
@@ -64,27 +62,12 @@ void InitForeachElementwise(py::module_& m) {
       [](int op, const py::list& selves, const py::list& others,
          const std::vector<int>& codes, const py::list& alphas,
          bool inplace, const std::string& name) {
-        const ops::ArithmeticOp kind =
-            ValueOrThrow(ops::ArithmeticOpFromCode(op));
         CheckLengths("_foreach_arithmetic", selves.size(),
                      {others.size(), codes.size(), alphas.size()});
         Results results(inplace);
         for (size_t i = 0; i < selves.size(); ++i) {
-          int device = 0;
-          py::handle alpha = alphas[i];
-          py::tuple operands =
-              alpha.is_none()
-                  ? py::tuple(py::make_tuple(selves[i], others[i]))
-                  : py::tuple(py::make_tuple(selves[i], others[i], alpha));
-          std::vector<Value> v =
-              ResolveOperands(operands, ToDType(codes[i]), &device);
-          if (!alpha.is_none()) {  // b * alpha in the op's dtype first
-            v[1] = ValueOrThrow(ops::Arithmetic(ops::ArithmeticOp::kMultiply,
-                                                std::move(v[1]), v[2]));
-          }
-          results.Add(Finish(ValueOrThrow(ops::Arithmetic(
-                                 kind, std::move(v[0]), std::move(v[1]))),
-                             selves[i], inplace, name));
+          results.Add(ArithmeticCall(op, selves[i], others[i], codes[i],
+                                     alphas[i], inplace, name));
         }
         return results.Get();
       },
@@ -177,17 +160,10 @@ void InitForeachOptim(py::module_& m) {
          const std::string& name) {
         CheckLengths("_foreach_addc", selves.size(),
                      {t1s.size(), t2s.size(), values.size(), codes.size()});
-        const OpKind op = ToOpKind(kind);
         Results results(inplace);
         for (size_t i = 0; i < selves.size(); ++i) {
-          const DType dtype = ToDType(codes[i]);
-          const DType acc = ops::OpMathType(dtype);
-          Value scale =
-              values[i].is_none() ? Value() : OperandValue(values[i], acc);
-          Value out = ValueOrThrow(ops::Addc(
-              op, OperandValue(selves[i], acc), OperandValue(t1s[i], acc),
-              OperandValue(t2s[i], acc), std::move(scale), dtype));
-          results.Add(Finish(std::move(out), selves[i], inplace, name));
+          results.Add(AddcCall(kind, selves[i], t1s[i], t2s[i], values[i],
+                               codes[i], inplace, name));
         }
         return results.Get();
       },
@@ -206,18 +182,7 @@ void InitForeachOptim(py::module_& m) {
                      {ends.size(), weights.size()});
         Results results(inplace);
         for (size_t i = 0; i < selves.size(); ++i) {
-          XlaTensorPtr t = ToXlaTensor(selves[i]);
-          const DType dtype = t->shape().dtype;
-          py::handle weight = weights[i];
-          std::optional<double> scalar_weight;
-          if (PyFloat_Check(weight.ptr()) || PyLong_Check(weight.ptr())) {
-            scalar_weight = weight.cast<double>();
-          }
-          Value w = OperandValue(weight, ops::OpMathType(dtype));
-          Value out = ValueOrThrow(
-              ops::Lerp(ValueOf(t), ValueOf(ToXlaTensor(ends[i])),
-                        std::move(w), scalar_weight, dtype));
-          results.Add(Finish(std::move(out), selves[i], inplace, name));
+          results.Add(LerpCall(selves[i], ends[i], weights[i], inplace, name));
         }
         return results.Get();
       },

@@ -97,6 +97,51 @@ Value OperandValue(py::handle object, DType dtype, bool checked) {
   return ScalarLeafAtSite(number, dtype);
 }
 
+py::object ArithmeticCall(int op, py::handle a, py::handle b, int code,
+                          py::handle alpha, bool inplace,
+                          absl::string_view name) {
+  const ops::ArithmeticOp kind = ValueOrThrow(ops::ArithmeticOpFromCode(op));
+  int device = 0;
+  py::tuple operands = alpha.is_none()
+                           ? py::tuple(py::make_tuple(a, b))
+                           : py::tuple(py::make_tuple(a, b, alpha));
+  std::vector<Value> v = ResolveOperands(operands, ToDType(code), &device);
+  if (!alpha.is_none()) {  // b * alpha (a bool product: a logical and)
+    v[1] = ValueOrThrow(ops::Arithmetic(ops::ArithmeticOp::kMultiply,
+                                        std::move(v[1]), v[2]));
+  }
+  Value out =
+      ValueOrThrow(ops::Arithmetic(kind, std::move(v[0]), std::move(v[1])));
+  if (!inplace) return Wrapped(std::move(out), device);
+  return Finish(std::move(out), a, /*inplace=*/true, name);
+}
+
+py::object LerpCall(py::handle x, py::handle end, py::handle weight,
+                    bool inplace, absl::string_view name) {
+  XlaTensorPtr t = ToXlaTensor(x);
+  const DType dtype = t->shape().dtype;
+  std::optional<double> scalar_weight;
+  if (PyFloat_Check(weight.ptr()) || PyLong_Check(weight.ptr())) {
+    scalar_weight = weight.cast<double>();
+  }
+  Value w = OperandValue(weight, ops::OpMathType(dtype));
+  return Finish(ValueOrThrow(ops::Lerp(ValueOf(t), ValueOf(ToXlaTensor(end)),
+                                       std::move(w), scalar_weight, dtype)),
+                x, inplace, name);
+}
+
+py::object AddcCall(int kind, py::handle x, py::handle t1, py::handle t2,
+                    py::handle value, int code, bool inplace,
+                    absl::string_view name) {
+  const DType dtype = ToDType(code);
+  const DType acc = ops::OpMathType(dtype);
+  Value scale = value.is_none() ? Value() : OperandValue(value, acc);
+  return Finish(ValueOrThrow(ops::Addc(
+                    ToOpKind(kind), OperandValue(x, acc), OperandValue(t1, acc),
+                    OperandValue(t2, acc), std::move(scale), dtype)),
+                x, inplace, name);
+}
+
 namespace {
 
 // A binary builder's result as a new 'xla' torch tensor.
@@ -164,33 +209,11 @@ void InitLinalgBindings(py::module_& m) {
       "tensor, or self updated with `inplace`.");
 }
 
-// (a, b), or (a, b, alpha) where alpha is not None.
-py::tuple WithAlpha(py::handle a, py::handle b, py::handle alpha) {
-  if (alpha.is_none()) return py::make_tuple(a, b);
-  return py::make_tuple(a, b, alpha);
-}
-
-// add/sub's b * alpha, both already in the op's dtype and shape (a bool
-// product is a logical and, as eager's bool alpha).
-Value ScaledByAlpha(Value b, const Value& alpha) {
-  return ValueOrThrow(
-      ops::Arithmetic(ops::ArithmeticOp::kMultiply, std::move(b), alpha));
-}
-
 void InitElementwiseOpBindings(py::module_& m) {
   m.def(
       "_arithmetic",
       [](int op, py::handle a, py::handle b, int code, py::handle alpha) {
-        const ops::ArithmeticOp kind =
-            ValueOrThrow(ops::ArithmeticOpFromCode(op));
-        int device = 0;
-        std::vector<Value> v = ResolveOperands(
-            WithAlpha(a, b, alpha), ToDType(code), &device);
-        if (!alpha.is_none()) v[1] = ScaledByAlpha(std::move(v[1]), v[2]);
-        return Wrapped(
-            ValueOrThrow(ops::Arithmetic(kind, std::move(v[0]),
-                                         std::move(v[1]))),
-            device);
+        return ArithmeticCall(op, a, b, code, alpha, /*inplace=*/false, "");
       },
       py::arg("op"), py::arg("a"), py::arg("b"), py::arg("dtype"),
       py::arg("alpha") = py::none(),
@@ -201,17 +224,7 @@ void InitElementwiseOpBindings(py::module_& m) {
   m.def(
       "_arithmetic_",
       [](int op, py::handle x, py::handle y, int code, py::handle alpha) {
-        const ops::ArithmeticOp kind =
-            ValueOrThrow(ops::ArithmeticOpFromCode(op));
-        TorchTensor target = InPlaceTarget(x);
-        int device = 0;
-        std::vector<Value> v = ResolveOperands(
-            WithAlpha(x, y, alpha), ToDType(code), &device);
-        if (!alpha.is_none()) v[1] = ScaledByAlpha(std::move(v[1]), v[2]);
-        Value out = ValueOrThrow(ops::ArithmeticInPlace(
-            kind, std::move(v[0]), std::move(v[1]), target.handle->shape()));
-        return CommitInPlace(x.ptr(), target,
-                             XlaTensor::FromIr(std::move(out), device));
+        return ArithmeticCall(op, x, y, code, alpha, /*inplace=*/true, "");
       },
       py::arg("op"), py::arg("x"), py::arg("y"), py::arg("dtype"),
       py::arg("alpha") = py::none(),
@@ -348,17 +361,7 @@ void InitNnBindings(py::module_& m) {
       "_lerp",
       [](py::handle x, py::handle end, py::handle weight, bool inplace,
          const std::string& name) {
-        XlaTensorPtr t = ToXlaTensor(x);
-        const DType dtype = t->shape().dtype;
-        std::optional<double> scalar_weight;
-        if (PyFloat_Check(weight.ptr()) || PyLong_Check(weight.ptr())) {
-          scalar_weight = weight.cast<double>();
-        }
-        Value w = OperandValue(weight, ops::OpMathType(dtype));
-        return Finish(
-            ValueOrThrow(ops::Lerp(ValueOf(t), ValueOf(ToXlaTensor(end)),
-                                   std::move(w), scalar_weight, dtype)),
-            x, inplace, name);
+        return LerpCall(x, end, weight, inplace, name);
       },
       py::arg("x"), py::arg("end"), py::arg("weight"), py::arg("inplace"),
       py::arg("name") = "lerp_",
@@ -368,15 +371,7 @@ void InitNnBindings(py::module_& m) {
       "_addc",
       [](int kind, py::handle x, py::handle t1, py::handle t2,
          py::handle value, int code, bool inplace, const std::string& name) {
-        const DType dtype = ToDType(code);
-        const DType acc = ops::OpMathType(dtype);
-        Value scale = value.is_none() ? Value() : OperandValue(value, acc);
-        const OpKind op = ToOpKind(kind);
-        return Finish(
-            ValueOrThrow(ops::Addc(op, OperandValue(x, acc),
-                                   OperandValue(t1, acc), OperandValue(t2, acc),
-                                   std::move(scale), dtype)),
-            x, inplace, name);
+        return AddcCall(kind, x, t1, t2, value, code, inplace, name);
       },
       py::arg("kind"), py::arg("x"), py::arg("t1"), py::arg("t2"),
       py::arg("value"), py::arg("dtype"), py::arg("inplace"),

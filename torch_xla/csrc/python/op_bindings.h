@@ -45,6 +45,27 @@ pybind11::object Finish(Value out, pybind11::handle x, bool inplace,
 // raises eager's RuntimeError instead of wrapping.
 Value OperandValue(pybind11::handle object, DType dtype, bool checked = false);
 
+// The single-tensor bindings' element calls, shared with the _foreach_
+// list bindings (foreach_bindings.cc), so that both convert arguments the
+// same way. Each returns a new 'xla' tensor, or with `inplace` the first
+// operand updated (Finish; `name` prefixes eager's errors when not empty).
+// a op (b * alpha) (ops/arithmetic_ops.h; op an ArithmeticOp code; a and b
+// tensors or numbers converted to `code`'s dtype and broadcast; alpha a
+// number, None for 1): _arithmetic, _arithmetic_.
+pybind11::object ArithmeticCall(int op, pybind11::handle a, pybind11::handle b,
+                                int code, pybind11::handle alpha, bool inplace,
+                                absl::string_view name);
+// lerp in opmath, result in x's dtype (ops/optim_ops.h; weight a tensor or
+// a number): _lerp.
+pybind11::object LerpCall(pybind11::handle x, pybind11::handle end,
+                          pybind11::handle weight, bool inplace,
+                          absl::string_view name);
+// addcmul / addcdiv (kind multiply / divide) in opmath, result in `code`'s
+// dtype (ops/optim_ops.h; value None for 1): _addc.
+pybind11::object AddcCall(int kind, pybind11::handle x, pybind11::handle t1,
+                          pybind11::handle t2, pybind11::handle value,
+                          int code, bool inplace, absl::string_view name);
+
 void InitOpBindings(pybind11::module_& m);
 
 }  // namespace torch_xla::python
