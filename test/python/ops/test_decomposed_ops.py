@@ -1,9 +1,9 @@
 """Interpolation, grid sampling and pixel shuffles on 'xla' against eager.
 
-The forward ops run through PyTorch's decompositions behind eager's argument
-checks (torch_xla/_ops/decomposition_checks.py); the backward ops of
-upsampling and grid_sampler_2d have rules of their own
-(torch_xla/_ops/interpolation.py, grid_sampler.py). check_op compares
+Upsampling and the pixel shuffles run through PyTorch's decompositions
+behind eager's argument checks (torch_xla/_ops/decomposition_checks.py);
+upsampling's backward and grid_sampler_2d (both ways) have rules of their
+own (torch_xla/_ops/interpolation.py, grid_sampler.py). check_op compares
 values and gradients and fails on any CPU fallback; the bad-argument cases
 check eager's errors (the decompositions alone failed inside with a
 ZeroDivisionError, an AssertionError or a reshape's error)."""
