@@ -15,8 +15,8 @@ import pytest
 import torch
 
 import torch_xla
-import torch_xla.debug.metrics as met
 from crossing_counter import assert_crosses_once
+from test_view_reads import _read_without_running
 
 DEV = torch_xla.device()
 
@@ -193,14 +193,6 @@ def _same_error(fn, shape=(3, 4)):
 ])
 def test_errors_are_eagers(fn):
   _same_error(fn)
-
-
-def _read_without_running(t):
-  met.clear_all()
-  host = t.cpu()
-  assert met.metric_data("ExecuteTime") is None
-  assert met.counter_value("UncachedCompile") in (None, 0)
-  return host
 
 
 def test_storage_views_of_data_read_on_the_host():
