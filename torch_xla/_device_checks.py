@@ -14,9 +14,9 @@ for the step it has just launched:
 - `after_sync()`: a sync moves this step's code to `launched` and reads the
   codes of earlier steps (their programs ran before this one was queued,
   so reading them waits for no more than the device already had to do);
-- `before_read(x)`: a read (`.cpu()`, `.item()`) computes this step's codes
-  in the read's own execution, then reads them and every launched code
-  before the value itself;
+- a read (`.cpu()`, `.item()`; `_XLAC._read_host`) computes this step's
+  codes in the read's own execution, then reads them and every launched
+  code before the value itself, all in the read's one call;
 - `xm.wait_device_ops()` reads them all, this step's included.
 
 A failed check raises the class eager raises (IndexError for an index,
@@ -39,13 +39,6 @@ def after_sync() -> None:
   """Called once a sync has enqueued the step: this step's codes become
   launched, and those of earlier steps are read."""
   _XLAC._device_checks_after_sync()
-
-
-def before_read(x) -> None:
-  """Called before a read of `x`: computes this step's codes with `x` (one
-  execution, as the read needs anyway) and reads them and those of the
-  steps already launched."""
-  _XLAC._device_checks_before_read(x)
 
 
 def wait_all() -> None:

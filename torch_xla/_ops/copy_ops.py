@@ -14,7 +14,7 @@ from torch_xla._tensor import XlaTensor
 def to_host(x: XlaTensor) -> torch.Tensor:
   """The value of an 'xla' tensor as a new CPU tensor (runs pending IR).
   Device-side checks of earlier steps that failed raise first (read in the
-  same call, _device_checks.before_read's)."""
+  same call; torch_xla/_device_checks.py)."""
   return _XLAC._read_host(x)
 
 

@@ -26,7 +26,6 @@
 #include "torch_xla/csrc/runtime/client.h"
 #include "torch_xla/csrc/spmd/spmd_tensors.h"
 #include "torch_xla/csrc/tensor/compiled_hlo.h"
-#include "torch_xla/csrc/tensor/device_copy.h"
 #include "torch_xla/csrc/tensor/device_data.h"
 #include "torch_xla/csrc/tensor/graph_executor.h"
 #include "torch_xla/csrc/tensor/views.h"
@@ -306,16 +305,6 @@ void InitTensorBindings(py::module_& m) {
         ThrowIfError(TensorToHost(t, reinterpret_cast<void*>(address), nbytes));
       },
       py::arg("tensor"), py::arg("address"), py::arg("nbytes"));
-  m.def(
-      "_tensor_to_device",
-      [](py::handle tensor, int device) {
-        XlaTensorPtr t = ToXlaTensor(tensor);
-        py::gil_scoped_release release;
-        return ValueOrThrow(CopyTensorToDevice(t, device));
-      },
-      py::arg("tensor"), py::arg("device"),
-      "A new tensor on `device` with the tensor's value, copied device to "
-      "device (no host round trip); runs pending IR first.");
   m.def(
       "_set_ir_value",
       [](py::handle destination, py::handle source, bool bump_version) {
