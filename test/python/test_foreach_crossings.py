@@ -49,6 +49,13 @@ LIST_OPS = [
     ("neg", lambda a, b, c, s: torch._foreach_neg(a), "_foreach_unary"),
     ("floor_", lambda a, b, c, s: torch._foreach_floor_(a), "_foreach_unary"),
     ("cosh", lambda a, b, c, s: torch._foreach_cosh(a), "_foreach_unary"),
+    ("atan", lambda a, b, c, s: torch._foreach_atan(a), "_foreach_float_math"),
+    ("log2_", lambda a, b, c, s: torch._foreach_log2_(c),
+     "_foreach_float_math"),
+    ("log10", lambda a, b, c, s: torch._foreach_log10(c),
+     "_foreach_float_math"),
+    ("trunc_", lambda a, b, c, s: torch._foreach_trunc_(a),
+     "_foreach_float_math"),
     ("addcmul_", lambda a, b, c, s: torch._foreach_addcmul_(a, b, c, value=.1),
      "_foreach_addc"),
     ("addcdiv_scalarlist", lambda a, b, c, s: torch._foreach_addcdiv(
@@ -120,6 +127,9 @@ MIXED = [
     ("sqrt_ints", lambda a, b: torch._foreach_sqrt([t.abs() for t in a])),
     ("abs", lambda a, b: torch._foreach_abs(a)),
     ("floor", lambda a, b: torch._foreach_floor(a)),
+    ("atan_ints", lambda a, b: torch._foreach_atan(a)),
+    ("log10_ints", lambda a, b: torch._foreach_log10([t.abs() + 1 for t in a])),
+    ("trunc", lambda a, b: torch._foreach_trunc(a)),
     ("sign", lambda a, b: torch._foreach_sign(a)),
     ("addcmul", lambda a, b: torch._foreach_addcmul(a, b, b, value=2)),
 ]

@@ -11,8 +11,8 @@ unary_ops.h, select_ops.h, optim_ops.h), committing in-place results in
 list order. Scalars (lr, betas, bias corrections) become scalar parameters
 as in the single-tensor rules: a new learning rate or step count never
 recompiles. List ops whose single-tensor rule picks among several builders
-(pow with scalar exponents, atan, rounding, copy) call that rule per
-element.
+(pow with scalar exponents, reciprocal, rounding of integers, copy) call
+that rule per element.
 
 lerp/addcmul/addcdiv follow eager's formulas (and its f32 "opmath" for
 bf16/f16) so results match eager PyTorch closely; they are built in C++
@@ -321,21 +321,36 @@ _UNARY = ("abs", "acos", "asin", "atan", "ceil", "cos", "cosh", "erf", "erfc",
           "sin", "sinh", "sqrt", "tan", "tanh", "trunc")
 
 
+def _plans(rule, attribute, tensors):
+  """The rule's plan for each tensor's dtype, or None unless all have one."""
+  plan = getattr(rule, attribute, None)
+  if plan is None or not tensors:
+    return None
+  plans = [plan(t.dtype) for t in tensors]
+  return plans if all(p is not None for p in plans) else None
+
+
 def _register_unary(base):
   """One call over the list where the single-tensor rule is one _unary
   call for every element's dtype (its `unary_plan(dtype)`: kind, dtype
-  code, opmath; unary_math.py); the others (atan, log2, reciprocal, ...,
-  or an integer tensor's floor) call the rule per element."""
+  code, opmath; unary_math.py) or one _float_math call (its
+  `float_math_plan(dtype)`: atan, log2, log10, trunc); the others
+  (reciprocal, frac, ..., or an integer tensor's floor) call the rule per
+  element."""
   overload = getattr(aten, base).default
   fn = _single(overload)
 
   def run(self, inplace, name):
-    plan = getattr(registry.RULES.get(overload), "unary_plan", None)
-    plans = [plan(t.dtype) for t in self] if plan is not None else [None]
-    if all(p is not None for p in plans) and self:
+    rule = registry.RULES.get(overload)
+    plans = _plans(rule, "unary_plan", self)
+    if plans is not None:
       kind, _, opmath = plans[0]
       return _XLAC._foreach_unary(kind, list(self), [p[1] for p in plans],
                                   opmath, inplace, name)
+    plans = _plans(rule, "float_math_plan", self)
+    if plans is not None:
+      return _XLAC._foreach_float_math(plans[0][0], list(self),
+                                       [p[1] for p in plans], inplace, name)
     if inplace:
       return _apply(fn, True, name, self)
     return [fn(t) for t in self]

@@ -122,6 +122,9 @@ def _float_math_rule(code, name):
     return _float_math(code, (x,), _CODES[_float_type(x.dtype)], 0, _inplace)
 
   rule.__name__ = name
+  # What the rule's one call is for a dtype, (op code, dtype code): the
+  # _foreach_ rule's one _float_math call over a list (optim_ops.py).
+  rule.float_math_plan = lambda dtype: (code, _CODES[_float_type(dtype)])
   return rule
 
 
@@ -187,6 +190,11 @@ def trunc(x, _inplace=False):
   """sign(x) * floor(|x|); integers: a copy (ops/float_math_ops.h)."""
   _no_bool_rounding("trunc", x)
   return _float_math(_TRUNC, (x,), _CODES[x.dtype], 0, _inplace)
+
+
+# As _float_math_rule's; integers (a copy) and bool (an error) excepted.
+trunc.float_math_plan = lambda dtype: ((_TRUNC, _CODES[dtype])
+                                       if dtype.is_floating_point else None)
 
 
 op(aten.trunc_.default)(inplace_of(trunc))

@@ -19,6 +19,7 @@
 #include "pybind11/pybind11.h"
 #include "pybind11/stl.h"
 #include "torch_xla/csrc/ir/builder.h"
+#include "torch_xla/csrc/ops/float_math_ops.h"
 #include "torch_xla/csrc/ops/select_ops.h"
 #include "torch_xla/csrc/ops/unary_ops.h"
 #include "torch_xla/csrc/python/bindings.h"
@@ -149,6 +150,28 @@ void InitForeachElementwise(py::module_& m) {
       "_foreach_sqrt, exp, ...: kind(selves[i]) in dtypes[i] "
       "(ops/unary_ops.h, as _unary). A list of new tensors, or (inplace) "
       "each of selves updated and None.");
+  m.def(
+      "_foreach_float_math",
+      [](int op, const py::list& selves, const std::vector<int>& codes,
+         bool inplace, const std::string& name) {
+        CheckLengths("_foreach_float_math", selves.size(), {codes.size()});
+        const ops::FloatMathOp kind = ValueOrThrow(ops::FloatMathOpFromCode(op));
+        Results results(inplace);
+        for (size_t i = 0; i < selves.size(); ++i) {
+          int device = 0;
+          std::vector<Value> v = ResolveOperands(
+              py::make_tuple(selves[i]), ToDType(codes[i]), &device);
+          Value out = ValueOrThrow(ops::FloatMath(kind, std::move(v), 0));
+          results.Add(Finish(std::move(out), selves[i], inplace, name));
+        }
+        return results.Get();
+      },
+      py::arg("op"), py::arg("selves"), py::arg("dtypes"),
+      py::arg("inplace") = false, py::arg("name") = "",
+      "_foreach_atan, log2, log10, trunc: op(selves[i]) in dtypes[i] "
+      "(ops/float_math_ops.h, as _float_math; floating dtypes, so never the "
+      "identity). A list of new tensors, or (inplace) each of selves updated "
+      "and None.");
 }
 
 void InitForeachOptim(py::module_& m) {
