@@ -56,6 +56,10 @@ LIST_OPS = [
      "_foreach_float_math"),
     ("trunc_", lambda a, b, c, s: torch._foreach_trunc_(a),
      "_foreach_float_math"),
+    ("reciprocal", lambda a, b, c, s: torch._foreach_reciprocal(c),
+     "_foreach_reciprocal"),
+    ("reciprocal_", lambda a, b, c, s: torch._foreach_reciprocal_(c),
+     "_foreach_reciprocal"),
     ("addcmul_", lambda a, b, c, s: torch._foreach_addcmul_(a, b, c, value=.1),
      "_foreach_addc"),
     ("addcdiv_scalarlist", lambda a, b, c, s: torch._foreach_addcdiv(
@@ -130,6 +134,8 @@ MIXED = [
     ("atan_ints", lambda a, b: torch._foreach_atan(a)),
     ("log10_ints", lambda a, b: torch._foreach_log10([t.abs() + 1 for t in a])),
     ("trunc", lambda a, b: torch._foreach_trunc(a)),
+    ("reciprocal_ints", lambda a, b: torch._foreach_reciprocal(
+        [t.abs() + 1 for t in a])),
     ("sign", lambda a, b: torch._foreach_sign(a)),
     ("addcmul", lambda a, b: torch._foreach_addcmul(a, b, b, value=2)),
 ]
@@ -410,3 +416,21 @@ def test_grid_sampler_checks_match_eager():
                                                0, False),
   ):
     assert run(DEV, make) == run("cpu", make)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_reciprocal_in_place_is_one_call(dtype):
+  cpu = (torch.rand(3, 4) + 0.5).to(dtype)
+  x = cpu.to(DEV)
+  _, names = crossings(lambda: x.clone().reciprocal_())
+  assert names == ["_reciprocal"], names
+  x.reciprocal_()
+  torch.testing.assert_close(x.cpu(), cpu.reciprocal_())
+
+
+def test_reciprocal_in_place_of_integers_is_eagers_error():
+  with pytest.raises(RuntimeError) as want:
+    torch.arange(1, 4).reciprocal_()
+  with pytest.raises(RuntimeError) as got:
+    torch.arange(1, 4).to(DEV).reciprocal_()
+  assert str(got.value) == str(want.value)

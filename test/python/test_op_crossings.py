@@ -205,8 +205,8 @@ def test_inplace_op_crosses_once(inputs, target, fn):
 
 def test_counter_sees_a_composition():
   """The counter itself: a rule that calls C++ several times (a list op
-  without a list binding, _foreach_reciprocal: reciprocal's rule, a
-  division, once per tensor) shows each crossing."""
+  without a list binding, _foreach_pow by 2: pow's rule, a square, once
+  per tensor) shows each crossing."""
   x = _inputs()["x"]
-  assert _crossings(lambda: torch._foreach_reciprocal([x, x, x])) == [
-      "_arithmetic"] * 3
+  assert _crossings(lambda: torch._foreach_pow([x, x, x], 2)) == [
+      "_square"] * 3

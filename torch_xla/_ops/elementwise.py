@@ -352,21 +352,6 @@ for _functional, _overloads in (
   op(*_overloads)(inplace_of(_functional))
 
 
-def inplace_commit(functional):
-  """The in-place form of a rule without an `_inplace` argument: its
-  result committed into x by one more C++ call through ops::InPlaceResult,
-  the in-place rule every binding shares (eager's error for a result of
-  another shape, or of a dtype x cannot hold: a float result into an
-  integer x)."""
-  name = functional.__name__ + "_"
-
-  def inplace(x, *args, **kwargs):
-    return _XLAC._commit_inplace(x, functional(x, *args, **kwargs))
-
-  inplace.__name__ = inplace.__qualname__ = name
-  return inplace
-
-
 @op(aten.heaviside.default)
 def heaviside(x, values, _inplace=False):
   """0 where x < 0, `values` where x == 0, 1 where x > 0; eager refuses

@@ -11,8 +11,8 @@ unary_ops.h, select_ops.h, optim_ops.h), committing in-place results in
 list order. Scalars (lr, betas, bias corrections) become scalar parameters
 as in the single-tensor rules: a new learning rate or step count never
 recompiles. List ops whose single-tensor rule picks among several builders
-(pow with scalar exponents, reciprocal, rounding of integers, copy) call
-that rule per element.
+(pow with scalar exponents, rounding of integers, copy) call that rule
+per element.
 
 lerp/addcmul/addcdiv follow eager's formulas (and its f32 "opmath" for
 bf16/f16) so results match eager PyTorch closely; they are built in C++
@@ -333,10 +333,10 @@ def _plans(rule, attribute, tensors):
 def _register_unary(base):
   """One call over the list where the single-tensor rule is one _unary
   call for every element's dtype (its `unary_plan(dtype)`: kind, dtype
-  code, opmath; unary_math.py) or one _float_math call (its
-  `float_math_plan(dtype)`: atan, log2, log10, trunc); the others
-  (reciprocal, frac, ..., or an integer tensor's floor) call the rule per
-  element."""
+  code, opmath; unary_math.py), one _float_math call (its
+  `float_math_plan(dtype)`: atan, log2, log10, trunc) or one _reciprocal
+  call (`reciprocal_plan`); the others (frac, ..., or an integer tensor's
+  floor) call the rule per element."""
   overload = getattr(aten, base).default
   fn = _single(overload)
 
@@ -351,6 +351,9 @@ def _register_unary(base):
     if plans is not None:
       return _XLAC._foreach_float_math(plans[0][0], list(self),
                                        [p[1] for p in plans], inplace, name)
+    plans = _plans(rule, "reciprocal_plan", self)
+    if plans is not None:
+      return _XLAC._foreach_reciprocal(list(self), plans, inplace, name)
     if inplace:
       return _apply(fn, True, name, self)
     return [fn(t) for t in self]

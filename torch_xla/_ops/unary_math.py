@@ -14,8 +14,7 @@ import torch
 
 from torch_xla import _XLAC, _dtypes, _ir
 from torch_xla._dtypes import _CODES
-from torch_xla._ops.elementwise import (_float_type, div, inplace_commit,
-                                        inplace_of)
+from torch_xla._ops.elementwise import _float_type, inplace_of
 from torch_xla._ops.registry import aten, op
 
 
@@ -201,11 +200,17 @@ op(aten.trunc_.default)(inplace_of(trunc))
 
 
 @op(aten.reciprocal.default)
-def reciprocal(x):
-  return div(1.0, x)
+def reciprocal(x, _inplace=False):
+  """1 / x in x's float type (div(1.0, x)'s dtype): one C++ call, in place
+  too (an integer x refuses the float result, as eager does)."""
+  return _XLAC._reciprocal(x, _CODES[_float_type(x.dtype)], _inplace)
 
 
-op(aten.reciprocal_.default)(inplace_commit(reciprocal))
+
+
+# The _foreach_ rule's one _foreach_reciprocal call: each dtype's code.
+reciprocal.reciprocal_plan = lambda dtype: _CODES[_float_type(dtype)]
+op(aten.reciprocal_.default)(inplace_of(reciprocal))
 
 
 _NOT = _ir.K["not"]

@@ -2,11 +2,11 @@
 // (torch_xla/_ops/optim_ops.py): each binding takes the lists (and the
 // dtype each element computes in, which the Python rule promoted as the
 // single-tensor rule does) and builds every element as the single-tensor
-// binding does: arithmetic, lerp and addcmul/addcdiv through that
-// binding's own element call (op_bindings.h ArithmeticCall, LerpCall,
-// AddcCall), the others with its builder (ops/unary_ops.h, select_ops.h,
-// an elementwise node): a foreach op's math is never written a second
-// time. An in-place list op commits each element's result into it in list
+// binding does: arithmetic, reciprocal, lerp and addcmul/addcdiv through
+// that binding's own element call (op_bindings.h ArithmeticCall,
+// ReciprocalCall, LerpCall, AddcCall), the others with its builder
+// (ops/unary_ops.h, float_math_ops.h, select_ops.h, an elementwise node): a
+// foreach op's math is never written a second time. An in-place list op commits each element's result into it in list
 // order (op_bindings.h's Finish, eager's errors prefixed with the op's
 // name) and returns None; a functional one returns the list of new tensors.
 
@@ -150,6 +150,21 @@ void InitForeachElementwise(py::module_& m) {
       "_foreach_sqrt, exp, ...: kind(selves[i]) in dtypes[i] "
       "(ops/unary_ops.h, as _unary). A list of new tensors, or (inplace) "
       "each of selves updated and None.");
+  m.def(
+      "_foreach_reciprocal",
+      [](const py::list& selves, const std::vector<int>& codes, bool inplace,
+         const std::string& name) {
+        CheckLengths("_foreach_reciprocal", selves.size(), {codes.size()});
+        Results results(inplace);
+        for (size_t i = 0; i < selves.size(); ++i) {
+          results.Add(ReciprocalCall(selves[i], codes[i], inplace, name));
+        }
+        return results.Get();
+      },
+      py::arg("selves"), py::arg("dtypes"), py::arg("inplace") = false,
+      py::arg("name") = "",
+      "_foreach_reciprocal: 1 / selves[i] in dtypes[i] (as _reciprocal). A "
+      "list of new tensors, or (inplace) each of selves updated and None.");
   m.def(
       "_foreach_float_math",
       [](int op, const py::list& selves, const std::vector<int>& codes,

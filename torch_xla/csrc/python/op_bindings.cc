@@ -116,6 +116,17 @@ py::object ArithmeticCall(int op, py::handle a, py::handle b, int code,
   return Finish(std::move(out), a, /*inplace=*/true, name);
 }
 
+py::object ReciprocalCall(py::handle x, int code, bool inplace,
+                          absl::string_view name) {
+  int device = 0;
+  std::vector<Value> v = ResolveOperands(py::make_tuple(py::float_(1.0), x),
+                                         ToDType(code), &device);
+  Value out = ValueOrThrow(ops::Arithmetic(
+      ops::ArithmeticOp::kDivide, std::move(v[0]), std::move(v[1])));
+  if (!inplace) return Wrapped(std::move(out), device);
+  return Finish(std::move(out), x, /*inplace=*/true, name);
+}
+
 py::object LerpCall(py::handle x, py::handle end, py::handle weight,
                     bool inplace, absl::string_view name) {
   XlaTensorPtr t = ToXlaTensor(x);
@@ -221,6 +232,15 @@ void InitElementwiseOpBindings(py::module_& m) {
       "converting both (tensors or numbers) to `dtype` and broadcasting; b "
       "times `alpha` (add/sub's, a number; None for 1) in `dtype` first. "
       "Returns an 'xla' tensor.");
+  m.def(
+      "_reciprocal",
+      [](py::handle x, int code, bool inplace) {
+        return ReciprocalCall(x, code, inplace, "");
+      },
+      py::arg("x"), py::arg("dtype"), py::arg("inplace") = false,
+      "1 / x in `dtype` (ops/arithmetic_ops.h's division). A new tensor, or "
+      "with `inplace` x updated (a float result into an integer x is "
+      "eager's error).");
   m.def(
       "_arithmetic_",
       [](int op, py::handle x, py::handle y, int code, py::handle alpha) {

@@ -55,6 +55,10 @@ Value OperandValue(pybind11::handle object, DType dtype, bool checked = false);
 pybind11::object ArithmeticCall(int op, pybind11::handle a, pybind11::handle b,
                                 int code, pybind11::handle alpha, bool inplace,
                                 absl::string_view name);
+// 1 / x in `code`'s dtype (ops/arithmetic_ops.h): _reciprocal; in place,
+// x itself updated.
+pybind11::object ReciprocalCall(pybind11::handle x, int code, bool inplace,
+                                absl::string_view name);
 // lerp in opmath, result in x's dtype (ops/optim_ops.h; weight a tensor or
 // a number): _lerp.
 pybind11::object LerpCall(pybind11::handle x, pybind11::handle end,
