@@ -65,6 +65,14 @@ absl::StatusOr<Shape> CheckedShape(DType dtype, std::vector<int64_t> dims);
 XlaTensorPtr HostFillTensor(pybind11::handle value, std::vector<int64_t> dims,
                             int dtype, int device);
 
+// The contiguous host bytes at `address` (`dims` of `dtype`) as a tensor on
+// `device` (raises for a device this process does not have): host data
+// under SPMD until a sharding is known (spmd/spmd_tensors.h), else sent now;
+// a literal when there are no bytes. _from_host, copy_ from cpu and a cpu
+// index all upload through it.
+XlaTensorPtr HostBytesTensor(uintptr_t address, std::vector<int64_t> dims,
+                             DType dtype, int device);
+
 // Elementwise operands (tensors, Python numbers, cpu 0-dim tensors) as
 // values of `dtype` broadcast to one shape; `device` is the tensors' device.
 std::vector<Value> ResolveOperands(const pybind11::sequence& objects,

@@ -6,9 +6,10 @@
 // that binding's own element call (op_bindings.h ArithmeticCall,
 // ReciprocalCall, LerpCall, AddcCall), the others with its builder
 // (ops/unary_ops.h, float_math_ops.h, select_ops.h, an elementwise node): a
-// foreach op's math is never written a second time. An in-place list op commits each element's result into it in list
-// order (op_bindings.h's Finish, eager's errors prefixed with the op's
-// name) and returns None; a functional one returns the list of new tensors.
+// foreach op's math is never written a second time. An in-place list op
+// commits each element's result into it in list order (op_bindings.h's
+// Finish, eager's errors prefixed with the op's name) and returns None; a
+// functional one returns the list of new tensors.
 
 #include <cstddef>
 #include <string>
@@ -170,7 +171,8 @@ void InitForeachElementwise(py::module_& m) {
       [](int op, const py::list& selves, const std::vector<int>& codes,
          bool inplace, const std::string& name) {
         CheckLengths("_foreach_float_math", selves.size(), {codes.size()});
-        const ops::FloatMathOp kind = ValueOrThrow(ops::FloatMathOpFromCode(op));
+        const ops::FloatMathOp kind =
+            ValueOrThrow(ops::FloatMathOpFromCode(op));
         Results results(inplace);
         for (size_t i = 0; i < selves.size(); ++i) {
           int device = 0;

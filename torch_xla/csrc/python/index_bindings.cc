@@ -2,7 +2,8 @@
 // x[idx], x[idx] = v; ops/scatter_ops.h: gather, the scatters,
 // index_select/copy/add/fill, take/put, x[mask] = v, masked_scatter): the
 // Python rules' single call per op (embedding.py, advanced_indexing.py,
-// gather_scatter.py, index_along_dim.py, masked_ops.py). Each binding converts arguments, registers the
+// gather_scatter.py, index_along_dim.py, masked_ops.py). Each binding
+// converts arguments (a cpu index uploaded in the same call), registers the
 // device-side check of an index computed on the device (`check`: None, or
 // the (low, size, exempt, message, error) tuple that
 // torch_xla/_ops/index_util.py makes; python/device_checks.h), calls the
@@ -17,8 +18,6 @@
 
 #include "absl/status/status.h"
 #include "pybind11/stl.h"
-#include "torch_xla/csrc/ir/shape_util.h"
-#include "torch_xla/csrc/ir/value_builders.h"
 #include "torch_xla/csrc/ops/index_ops.h"
 #include "torch_xla/csrc/ops/index_reduce_ops.h"
 #include "torch_xla/csrc/ops/scatter_ops.h"
@@ -30,36 +29,25 @@
 #include "torch_xla/csrc/python/scalar_leaves.h"
 #include "torch_xla/csrc/python/status_conversion.h"
 #include "torch_xla/csrc/python/torch_tensor.h"
-#include "torch_xla/csrc/spmd/spmd_tensors.h"
 
 namespace py = pybind11;
 
 namespace torch_xla::python {
 namespace {
 
-// An index tensor's value, its device-side check registered.
 // A cpu index tensor (its values checked on the host by the rule) as a
-// value on `device`: its bytes uploaded in the op's call (tensor data, so
-// under SPMD it travels as host data does: spmd/spmd_tensors.h).
+// value on `device`: its bytes uploaded in the op's call (HostBytesTensor,
+// as every upload).
 Value HostIndex(py::handle index, int device) {
   py::object host = index.attr("contiguous")();
   DType dtype;
   if (!ReadDType(host.attr("dtype").ptr(), &dtype)) {
     ThrowStatus(absl::InvalidArgumentError("index: unsupported dtype"));
   }
-  Shape shape = ValueOrThrow(
-      CheckedShape(dtype, host.attr("shape").cast<std::vector<int64_t>>()));
-  if (NumElements(shape.dims) == 0) {
-    return ValueOrThrow(MakeLiteral(0, shape.dtype, shape.dims));
-  }
-  const auto address = host.attr("data_ptr")().cast<uintptr_t>();
-  absl::StatusOr<XlaTensorPtr> tensor;
-  {
-    py::gil_scoped_release release;
-    tensor = TensorFromHost(reinterpret_cast<const void*>(address),
-                            std::move(shape), device);
-  }
-  return ValueOrThrow(ValueOrThrow(std::move(tensor))->GetIrValue());
+  XlaTensorPtr tensor = HostBytesTensor(
+      host.attr("data_ptr")().cast<uintptr_t>(),
+      host.attr("shape").cast<std::vector<int64_t>>(), dtype, device);
+  return ValueOrThrow(tensor->GetIrValue());
 }
 
 // An op's index on x's `device`: an 'xla' tensor with its device-side

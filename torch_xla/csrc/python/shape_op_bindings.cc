@@ -358,25 +358,6 @@ void InitShapeBuilderBindings(py::module_& m) {
       "dtype) and returned.");
 }
 
-// The contiguous host bytes at `address` (`dims` of `dtype`) as a tensor on
-// `device`: host data under SPMD until a sharding is known (spmd/
-// spmd_tensors.h), else sent now; a literal when there are no bytes.
-XlaTensorPtr Uploaded(uintptr_t address, Dims dims, DType dtype, int device) {
-  CheckDeviceExists(device);
-  Shape shape = ValueOrThrow(CheckedShape(dtype, std::move(dims)));
-  if (NumElements(shape.dims) == 0) {
-    return XlaTensor::FromIr(
-        ValueOrThrow(MakeLiteral(0, shape.dtype, shape.dims)), device);
-  }
-  absl::StatusOr<XlaTensorPtr> tensor;
-  {
-    py::gil_scoped_release release;
-    tensor = TensorFromHost(reinterpret_cast<const void*>(address),
-                            std::move(shape), device);
-  }
-  return ValueOrThrow(std::move(tensor));
-}
-
 // `tensor` on `device`, copied device to device (pending IR runs first on
 // its own device).
 XlaTensorPtr OnDevice(const XlaTensorPtr& tensor, int device) {
@@ -430,8 +411,8 @@ void InitCopyBindings(py::module_& m) {
       [](py::handle dst, uintptr_t address, Dims dims) {
         TorchTensor target = InPlaceTarget(dst);
         const Shape& shape = target.handle->shape();
-        XlaTensorPtr host = Uploaded(address, std::move(dims), shape.dtype,
-                                     target.handle->device());
+        XlaTensorPtr host = HostBytesTensor(
+            address, std::move(dims), shape.dtype, target.handle->device());
         // The data itself is committed, never its IR value: under SPMD it
         // stays on the host until the target's sharding is known.
         if (host->shape().dims == shape.dims) {
@@ -486,7 +467,7 @@ void InitCopyBindings(py::module_& m) {
       "_from_host",
       [](uintptr_t address, Dims dims, int code, int device) {
         return WrapTensor(
-            Uploaded(address, std::move(dims), ToDType(code), device));
+            HostBytesTensor(address, std::move(dims), ToDType(code), device));
       },
       py::arg("address"), py::arg("dims"), py::arg("dtype"),
       py::arg("device"),

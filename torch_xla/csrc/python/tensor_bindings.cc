@@ -17,7 +17,9 @@
 #include "torch_xla/csrc/ir/data.h"
 #include "torch_xla/csrc/ir/error_class.h"
 #include "torch_xla/csrc/ir/ir_dump.h"
+#include "torch_xla/csrc/ir/shape_util.h"
 #include "torch_xla/csrc/ir/status_macros.h"
+#include "torch_xla/csrc/ir/value_builders.h"
 #include "torch_xla/csrc/python/bindings.h"
 #include "torch_xla/csrc/python/host_numbers.h"
 #include "torch_xla/csrc/python/status_conversion.h"
@@ -165,6 +167,23 @@ XlaTensorPtr HostFillTensor(py::handle value, std::vector<int64_t> dims,
   }
   return XlaTensor::FromData(MakeHostFill(**element, std::move(shape)),
                              device);
+}
+
+XlaTensorPtr HostBytesTensor(uintptr_t address, std::vector<int64_t> dims,
+                             DType dtype, int device) {
+  CheckDeviceExists(device);
+  Shape shape = ValueOrThrow(CheckedShape(dtype, std::move(dims)));
+  if (NumElements(shape.dims) == 0) {  // no bytes to send
+    return XlaTensor::FromIr(
+        ValueOrThrow(MakeLiteral(0, shape.dtype, shape.dims)), device);
+  }
+  absl::StatusOr<XlaTensorPtr> tensor;
+  {
+    py::gil_scoped_release release;
+    tensor = TensorFromHost(reinterpret_cast<const void*>(address),
+                            std::move(shape), device);
+  }
+  return ValueOrThrow(std::move(tensor));
 }
 
 void InitTensorBindings(py::module_& m) {

@@ -46,7 +46,8 @@ class DiagonalView final : public ViewStep {
         std::min(array->dims[d1_] - row, array->dims[d2_] - column), 0);
     dims.push_back(n);
     steps.push_back(strides[d1_] + strides[d2_]);
-    const int64_t start = n > 0 ? row * strides[d1_] + column * strides[d2_] : 0;
+    const int64_t start =
+        n > 0 ? row * strides[d1_] + column * strides[d2_] : 0;
     GatherOnHost(array, std::move(dims), steps, start);
     return true;
   }
@@ -212,7 +213,8 @@ absl::StatusOr<Value> Join(Value bits, int64_t ratio, int64_t width,
   std::vector<int64_t> grouped_dims = rows;
   grouped_dims.push_back(ratio);
   const int64_t last = static_cast<int64_t>(rows.size());
-  TXLA_ASSIGN_OR_RETURN(Value grouped, MakeReshape(std::move(bits), grouped_dims));
+  TXLA_ASSIGN_OR_RETURN(Value grouped,
+                        MakeReshape(std::move(bits), grouped_dims));
   TXLA_ASSIGN_OR_RETURN(Value mask,
                         MakeLiteral((int64_t{1} << width) - 1, container, rows));
   Value word;
@@ -239,13 +241,15 @@ class BitcastView final : public ViewStep {
   BitcastView(DType from, DType to) : from_(from), to_(to) {}
   absl::StatusOr<XlaTensorPtr> Forward(
       const XlaTensorPtr& base) const override {
-    return ApplyToValue(
-        base, [&](Value v) { return MakeBitcastView(std::move(v), from_, to_); });
+    return ApplyToValue(base, [&](Value v) {
+      return MakeBitcastView(std::move(v), from_, to_);
+    });
   }
   absl::StatusOr<XlaTensorPtr> Inverse(
       const XlaTensorPtr& base, const XlaTensorPtr& view) const override {
-    return ApplyToValue(
-        view, [&](Value v) { return MakeBitcastView(std::move(v), to_, from_); });
+    return ApplyToValue(view, [&](Value v) {
+      return MakeBitcastView(std::move(v), to_, from_);
+    });
   }
   bool RearrangeOnHost(HostArray* array) const override {
     // The host's bytes are little-endian, as the value's; a bool's byte

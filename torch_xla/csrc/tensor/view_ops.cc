@@ -456,7 +456,9 @@ absl::StatusOr<ViewedTensor> AsStrided(const ViewedTensor& x,
   int64_t needed = 0;
   if (NumElements(size) > 0) {
     needed = offset + 1;
-    for (size_t k = 0; k < size.size(); ++k) needed += (size[k] - 1) * stride[k];
+    for (size_t k = 0; k < size.size(); ++k) {
+      needed += (size[k] - 1) * stride[k];
+    }
   }
   if (needed > numel) {
     const int64_t item = DTypeByteSize(root->shape().dtype);

@@ -21,12 +21,13 @@ class ReshapeView final : public ViewStep {
       : dims_(std::move(dims)), base_dims_(std::move(base_dims)) {}
   absl::StatusOr<XlaTensorPtr> Forward(
       const XlaTensorPtr& base) const override {
-    return ApplyToValue(base, [&](Value v) { return MakeReshape(std::move(v), dims_); });
+    return ApplyToValue(
+        base, [&](Value v) { return MakeReshape(std::move(v), dims_); });
   }
   absl::StatusOr<XlaTensorPtr> Inverse(
       const XlaTensorPtr& base, const XlaTensorPtr& view) const override {
-    return ApplyToValue(view,
-                 [&](Value v) { return MakeReshape(std::move(v), base_dims_); });
+    return ApplyToValue(
+        view, [&](Value v) { return MakeReshape(std::move(v), base_dims_); });
   }
   bool RearrangeOnHost(HostArray* array) const override {
     array->dims = dims_;  // row-major bytes stay as they are
@@ -56,8 +57,8 @@ class PermuteView final : public ViewStep {
   }
   absl::StatusOr<XlaTensorPtr> Inverse(
       const XlaTensorPtr& base, const XlaTensorPtr& view) const override {
-    return ApplyToValue(view,
-                 [&](Value v) { return MakeTranspose(std::move(v), inverse_); });
+    return ApplyToValue(
+        view, [&](Value v) { return MakeTranspose(std::move(v), inverse_); });
   }
   bool RearrangeOnHost(HostArray* array) const override {
     const size_t rank = permutation_.size();
@@ -174,8 +175,8 @@ class ExpandView final : public ViewStep {
           absl::StrJoin(base_dims_, ","), "] to [", absl::StrJoin(dims_, ","),
           "]). Please clone() the tensor before performing the operation."));
     }
-    return ApplyToValue(view,
-                 [&](Value v) { return MakeReshape(std::move(v), base_dims_); });
+    return ApplyToValue(
+        view, [&](Value v) { return MakeReshape(std::move(v), base_dims_); });
   }
   bool RearrangeOnHost(HostArray* array) const override {
     // Trailing dims line up; a base dim of 1 (or a new leading dim) repeats.
