@@ -2,9 +2,11 @@
 
 #include <malloc.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -13,6 +15,22 @@ namespace torch_xla::runtime {
 namespace {
 
 size_t MappedBytes() { return mallinfo2().hblkhd; }
+
+// The number of malloc arenas, from glibc's malloc_info report.
+int ArenaCount() {
+  char* report = nullptr;
+  size_t size = 0;
+  FILE* stream = open_memstream(&report, &size);
+  if (stream == nullptr) return -1;
+  malloc_info(0, stream);
+  std::fclose(stream);
+  int count = 0;
+  for (const char* at = report; (at = std::strstr(at, "<heap nr=")); ++at) {
+    ++count;
+  }
+  std::free(report);
+  return count;
+}
 
 // After a large block is freed, glibc would serve the next one from the heap
 // and keep it there; with the threshold fixed, blocks above it are mapped
@@ -59,6 +77,16 @@ TEST(HostHeapTest, FreedBlocksAtTheHeapTopAreKept) {
   EXPECT_GE(mallinfo2().arena, before + (128 << 20));
   ReleaseFreedHeap();
   EXPECT_LT(mallinfo2().arena, before + (128 << 20));
+}
+
+// XLA's threads allocate a running program's buffers while the Python
+// thread traces the next step: they must not share one arena's lock.
+TEST(HostHeapTest, AnotherThreadAllocatesFromAnotherArena) {
+  ApplyHostHeapPolicy();
+  void* here = std::malloc(64);
+  std::thread([] { std::free(std::malloc(64)); }).join();
+  std::free(here);
+  EXPECT_GE(ArenaCount(), 2);
 }
 
 TEST(HostHeapTest, XlaSplitsTemporariesAtTheLimit) {

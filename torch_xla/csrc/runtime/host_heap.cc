@@ -27,7 +27,6 @@ void ApplyHostHeapPolicy() {
     if (!UserChose("MALLOC_TRIM_THRESHOLD_")) {
       mallopt(M_TRIM_THRESHOLD, kKeptHeapTopBytes);
     }
-    if (!UserChose("MALLOC_ARENA_MAX")) mallopt(M_ARENA_MAX, 1);
     AddXlaFlag(kTempSplitFlag, absl::StrCat(kHeapBlockLimitBytes));
     return true;
   }();

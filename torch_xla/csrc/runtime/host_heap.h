@@ -29,12 +29,15 @@ inline constexpr int kKeptHeapTopBytes = 1 << 30;
 //   when 64 MiB were kept); the step's peak is reached either way, and a
 //   compile gives the compiler's scratch back explicitly
 //   (ReleaseFreedHeap);
-// - one arena: XLA runs a program on a pool of threads, and a block freed
-//   in one thread's arena could not serve another thread's allocation;
+// - the arenas left to glibc (several per core): with one arena, each
+//   malloc and free of the Python thread waited on its lock while XLA's
+//   threads allocated for a running program or a compile (a trace-once
+//   step's sync took 3-6 ms instead of 1, and a first compile 10-30%
+//   longer);
 // - XLA splits a program's temporaries into blocks of at most
 //   kHeapBlockLimitBytes (--xla_multiheap_size_constraint_per_heap).
 // A setting the user chose (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_,
-// MALLOC_ARENA_MAX, the flag in XLA_FLAGS) is left alone. Idempotent.
+// the flag in XLA_FLAGS) is left alone. Idempotent.
 void ApplyHostHeapPolicy();
 
 // Hands freed heap back to the OS, e.g. the compiler's scratch after a
