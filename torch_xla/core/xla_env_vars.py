@@ -25,7 +25,7 @@ XLA_FLAGS = "XLA_FLAGS"  # read by the XLA compiler inside the plugin
 # policy to glibc (csrc/runtime/host_heap.h; docs/gradient_accumulation.md).
 MALLOC_MMAP_THRESHOLD_ = "MALLOC_MMAP_THRESHOLD_"
 MALLOC_TRIM_THRESHOLD_ = "MALLOC_TRIM_THRESHOLD_"
-MALLOC_ARENA_MAX = "MALLOC_ARENA_MAX"
+MALLOC_TOP_PAD_ = "MALLOC_TOP_PAD_"
 
 # Upstream names with no effect on a single-process CPU run.
 TPU_NUM_DEVICES = "TPU_NUM_DEVICES"

@@ -27,6 +27,7 @@ void ApplyHostHeapPolicy() {
     if (!UserChose("MALLOC_TRIM_THRESHOLD_")) {
       mallopt(M_TRIM_THRESHOLD, kKeptHeapTopBytes);
     }
+    if (!UserChose("MALLOC_TOP_PAD_")) mallopt(M_TOP_PAD, kThreadHeapBytes);
     AddXlaFlag(kTempSplitFlag, absl::StrCat(kHeapBlockLimitBytes));
     return true;
   }();

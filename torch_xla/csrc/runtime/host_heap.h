@@ -20,6 +20,11 @@ inline constexpr int kHeapBlockLimitBytes = 32 << 20;
 // Freed memory at the heap's top up to this size is kept, not given back.
 inline constexpr int kKeptHeapTopBytes = 1 << 30;
 
+// The size of the heaps glibc maps for the arenas of threads other than the
+// main one (HEAP_MAX_SIZE on 64-bit), and the padding each heap keeps: a
+// heap emptied by a free stays mapped for the next step's blocks.
+inline constexpr int kThreadHeapBytes = 64 << 20;
+
 // The policy, applied once before the CPU client is created:
 // - the mmap threshold fixed at kHeapBlockLimitBytes;
 // - up to kKeptHeapTopBytes freed at the heap's top kept for the next
@@ -34,10 +39,14 @@ inline constexpr int kKeptHeapTopBytes = 1 << 30;
 //   threads allocated for a running program or a compile (a trace-once
 //   step's sync took 3-6 ms instead of 1, and a first compile 10-30%
 //   longer);
+// - a top pad of kThreadHeapBytes: without it glibc unmaps a thread
+//   arena's heap as soon as its blocks are freed, and the next step faults
+//   it in again (58k faults per scan_layers step of the reference
+//   decoder; 1.7k with the pad);
 // - XLA splits a program's temporaries into blocks of at most
 //   kHeapBlockLimitBytes (--xla_multiheap_size_constraint_per_heap).
 // A setting the user chose (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_,
-// the flag in XLA_FLAGS) is left alone. Idempotent.
+// MALLOC_TOP_PAD_, the flag in XLA_FLAGS) is left alone. Idempotent.
 void ApplyHostHeapPolicy();
 
 // Hands freed heap back to the OS, e.g. the compiler's scratch after a
