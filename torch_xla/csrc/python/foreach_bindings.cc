@@ -33,30 +33,27 @@ namespace py = pybind11;
 namespace torch_xla::python {
 namespace {
 
-// Every list (tensors, operands or dtype codes) has `n` entries; the
-// Python rules check eager's errors first, so a mismatch here is a bug.
-void CheckLengths(const char* op, size_t n,
-                  std::initializer_list<size_t> others) {
+// Builds a list op's elements, element(i) for each index: the list of new
+// tensors, or None in place (each element committed by element(i)). Every
+// list (tensors, operands or dtype codes) has `n` entries; the Python rules
+// check eager's errors first, so a mismatch here is a bug.
+template <typename Element>
+py::object EachElement(const char* op, size_t n,
+                       std::initializer_list<size_t> others, bool inplace,
+                       const Element& element) {
   for (size_t m : others) {
     if (m != n) {
       ThrowStatus(absl::InvalidArgumentError(absl::StrCat(
           op, ": every list must have ", n, " entries, got one of ", m)));
     }
   }
-}
-
-// Collects element results: the list of new tensors, or None in place.
-struct Results {
-  explicit Results(bool inplace) : inplace(inplace) {}
-
-  bool inplace;
   py::list out;
-
-  void Add(py::object result) {
+  for (size_t i = 0; i < n; ++i) {
+    py::object result = element(i);
     if (!inplace) out.append(std::move(result));
   }
-  py::object Get() { return inplace ? py::object(py::none()) : out; }
-};
+  return inplace ? py::object(py::none()) : py::object(std::move(out));
+}
 
 void InitForeachElementwise(py::module_& m) {
   m.def(
@@ -64,14 +61,13 @@ void InitForeachElementwise(py::module_& m) {
       [](int op, const py::list& selves, const py::list& others,
          const std::vector<int>& codes, const py::list& alphas,
          bool inplace, const std::string& name) {
-        CheckLengths("_foreach_arithmetic", selves.size(),
-                     {others.size(), codes.size(), alphas.size()});
-        Results results(inplace);
-        for (size_t i = 0; i < selves.size(); ++i) {
-          results.Add(ArithmeticCall(op, selves[i], others[i], codes[i],
-                                     alphas[i], inplace, name));
-        }
-        return results.Get();
+        return EachElement(
+            "_foreach_arithmetic", selves.size(),
+            {others.size(), codes.size(), alphas.size()}, inplace,
+            [&](size_t i) {
+              return ArithmeticCall(op, selves[i], others[i], codes[i],
+                                    alphas[i], inplace, name);
+            });
       },
       py::arg("op"), py::arg("selves"), py::arg("others"), py::arg("dtypes"),
       py::arg("alphas"), py::arg("inplace") = false,
@@ -85,19 +81,17 @@ void InitForeachElementwise(py::module_& m) {
       [](int kind, const py::list& selves, const py::list& others,
          const std::vector<int>& codes, bool inplace,
          const std::string& name) {
-        CheckLengths("_foreach_binary", selves.size(),
-                     {others.size(), codes.size()});
         const OpKind op = ToOpKind(kind);
-        Results results(inplace);
-        for (size_t i = 0; i < selves.size(); ++i) {
-          int device = 0;
-          std::vector<Value> v = ResolveOperands(
-              py::make_tuple(selves[i], others[i]), ToDType(codes[i]),
-              &device);
-          results.Add(Finish(Value(ValueOrThrow(MakeNode(op, std::move(v)))),
-                             selves[i], inplace, name));
-        }
-        return results.Get();
+        return EachElement(
+            "_foreach_binary", selves.size(), {others.size(), codes.size()},
+            inplace, [&](size_t i) {
+              int device = 0;
+              std::vector<Value> v = ResolveOperands(
+                  py::make_tuple(selves[i], others[i]), ToDType(codes[i]),
+                  &device);
+              return Finish(Value(ValueOrThrow(MakeNode(op, std::move(v)))),
+                            selves[i], inplace, name);
+            });
       },
       py::arg("kind"), py::arg("selves"), py::arg("others"),
       py::arg("dtypes"), py::arg("inplace") = false, py::arg("name") = "",
@@ -109,21 +103,20 @@ void InitForeachElementwise(py::module_& m) {
       [](const py::list& selves, const py::list& lows, const py::list& highs,
          const std::vector<int>& codes, bool inplace,
          const std::string& name) {
-        CheckLengths("_foreach_clamp", selves.size(),
-                     {lows.size(), highs.size(), codes.size()});
-        Results results(inplace);
-        for (size_t i = 0; i < selves.size(); ++i) {
-          const DType dtype = ToDType(codes[i]);
-          auto bound = [&](py::handle b) {
-            return b.is_none() ? Value()
-                               : OperandValue(b, dtype, /*checked=*/true);
-          };
-          Value out = ValueOrThrow(ops::Clamp(
-              ValueOf(ToXlaTensor(selves[i])), bound(lows[i]),
-              bound(highs[i]), dtype));
-          results.Add(Finish(std::move(out), selves[i], inplace, name));
-        }
-        return results.Get();
+        return EachElement(
+            "_foreach_clamp", selves.size(),
+            {lows.size(), highs.size(), codes.size()}, inplace,
+            [&](size_t i) {
+              const DType dtype = ToDType(codes[i]);
+              auto bound = [&](py::handle b) {
+                return b.is_none() ? Value()
+                                   : OperandValue(b, dtype, /*checked=*/true);
+              };
+              Value out = ValueOrThrow(ops::Clamp(
+                  ValueOf(ToXlaTensor(selves[i])), bound(lows[i]),
+                  bound(highs[i]), dtype));
+              return Finish(std::move(out), selves[i], inplace, name);
+            });
       },
       py::arg("selves"), py::arg("lows"), py::arg("highs"), py::arg("dtypes"),
       py::arg("inplace") = false, py::arg("name") = "",
@@ -135,15 +128,15 @@ void InitForeachElementwise(py::module_& m) {
       "_foreach_unary",
       [](int kind, const py::list& selves, const std::vector<int>& codes,
          bool opmath, bool inplace, const std::string& name) {
-        CheckLengths("_foreach_unary", selves.size(), {codes.size()});
         const OpKind op = ToOpKind(kind);
-        Results results(inplace);
-        for (size_t i = 0; i < selves.size(); ++i) {
-          Value out = ValueOrThrow(ops::Unary(
-              op, ValueOf(ToXlaTensor(selves[i])), ToDType(codes[i]), opmath));
-          results.Add(Finish(std::move(out), selves[i], inplace, name));
-        }
-        return results.Get();
+        return EachElement(
+            "_foreach_unary", selves.size(), {codes.size()}, inplace,
+            [&](size_t i) {
+              Value out = ValueOrThrow(
+                  ops::Unary(op, ValueOf(ToXlaTensor(selves[i])),
+                             ToDType(codes[i]), opmath));
+              return Finish(std::move(out), selves[i], inplace, name);
+            });
       },
       py::arg("kind"), py::arg("selves"), py::arg("dtypes"),
       py::arg("opmath") = false, py::arg("inplace") = false,
@@ -155,12 +148,11 @@ void InitForeachElementwise(py::module_& m) {
       "_foreach_reciprocal",
       [](const py::list& selves, const std::vector<int>& codes, bool inplace,
          const std::string& name) {
-        CheckLengths("_foreach_reciprocal", selves.size(), {codes.size()});
-        Results results(inplace);
-        for (size_t i = 0; i < selves.size(); ++i) {
-          results.Add(ReciprocalCall(selves[i], codes[i], inplace, name));
-        }
-        return results.Get();
+        return EachElement(
+            "_foreach_reciprocal", selves.size(), {codes.size()}, inplace,
+            [&](size_t i) {
+              return ReciprocalCall(selves[i], codes[i], inplace, name);
+            });
       },
       py::arg("selves"), py::arg("dtypes"), py::arg("inplace") = false,
       py::arg("name") = "",
@@ -170,18 +162,17 @@ void InitForeachElementwise(py::module_& m) {
       "_foreach_float_math",
       [](int op, const py::list& selves, const std::vector<int>& codes,
          bool inplace, const std::string& name) {
-        CheckLengths("_foreach_float_math", selves.size(), {codes.size()});
         const ops::FloatMathOp kind =
             ValueOrThrow(ops::FloatMathOpFromCode(op));
-        Results results(inplace);
-        for (size_t i = 0; i < selves.size(); ++i) {
-          int device = 0;
-          std::vector<Value> v = ResolveOperands(
-              py::make_tuple(selves[i]), ToDType(codes[i]), &device);
-          Value out = ValueOrThrow(ops::FloatMath(kind, std::move(v), 0));
-          results.Add(Finish(std::move(out), selves[i], inplace, name));
-        }
-        return results.Get();
+        return EachElement(
+            "_foreach_float_math", selves.size(), {codes.size()}, inplace,
+            [&](size_t i) {
+              int device = 0;
+              std::vector<Value> v = ResolveOperands(
+                  py::make_tuple(selves[i]), ToDType(codes[i]), &device);
+              Value out = ValueOrThrow(ops::FloatMath(kind, std::move(v), 0));
+              return Finish(std::move(out), selves[i], inplace, name);
+            });
       },
       py::arg("op"), py::arg("selves"), py::arg("dtypes"),
       py::arg("inplace") = false, py::arg("name") = "",
@@ -198,14 +189,13 @@ void InitForeachOptim(py::module_& m) {
          const py::list& t2s, const py::list& values,
          const std::vector<int>& codes, bool inplace,
          const std::string& name) {
-        CheckLengths("_foreach_addc", selves.size(),
-                     {t1s.size(), t2s.size(), values.size(), codes.size()});
-        Results results(inplace);
-        for (size_t i = 0; i < selves.size(); ++i) {
-          results.Add(AddcCall(kind, selves[i], t1s[i], t2s[i], values[i],
-                               codes[i], inplace, name));
-        }
-        return results.Get();
+        return EachElement(
+            "_foreach_addc", selves.size(),
+            {t1s.size(), t2s.size(), values.size(), codes.size()}, inplace,
+            [&](size_t i) {
+              return AddcCall(kind, selves[i], t1s[i], t2s[i], values[i],
+                              codes[i], inplace, name);
+            });
       },
       py::arg("kind"), py::arg("selves"), py::arg("t1s"), py::arg("t2s"),
       py::arg("values"), py::arg("dtypes"), py::arg("inplace") = false,
@@ -218,13 +208,11 @@ void InitForeachOptim(py::module_& m) {
       "_foreach_lerp",
       [](const py::list& selves, const py::list& ends, const py::list& weights,
          bool inplace, const std::string& name) {
-        CheckLengths("_foreach_lerp", selves.size(),
-                     {ends.size(), weights.size()});
-        Results results(inplace);
-        for (size_t i = 0; i < selves.size(); ++i) {
-          results.Add(LerpCall(selves[i], ends[i], weights[i], inplace, name));
-        }
-        return results.Get();
+        return EachElement(
+            "_foreach_lerp", selves.size(), {ends.size(), weights.size()},
+            inplace, [&](size_t i) {
+              return LerpCall(selves[i], ends[i], weights[i], inplace, name);
+            });
       },
       py::arg("selves"), py::arg("ends"), py::arg("weights"),
       py::arg("inplace") = false, py::arg("name") = "",
