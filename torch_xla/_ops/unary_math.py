@@ -199,17 +199,21 @@ trunc.float_math_plan = lambda dtype: ((_TRUNC, _CODES[dtype])
 op(aten.trunc_.default)(inplace_of(trunc))
 
 
+def _reciprocal_code(dtype):
+  """The dtype code reciprocal computes in: x's float type (div(1.0, x)'s
+  dtype)."""
+  return _CODES[_float_type(dtype)]
+
+
 @op(aten.reciprocal.default)
 def reciprocal(x, _inplace=False):
-  """1 / x in x's float type (div(1.0, x)'s dtype): one C++ call, in place
-  too (an integer x refuses the float result, as eager does)."""
-  return _XLAC._reciprocal(x, _CODES[_float_type(x.dtype)], _inplace)
-
-
+  """1 / x in x's float type: one C++ call, in place too (an integer x
+  refuses the float result, as eager does)."""
+  return _XLAC._reciprocal(x, _reciprocal_code(x.dtype), _inplace)
 
 
 # The _foreach_ rule's one _foreach_reciprocal call: each dtype's code.
-reciprocal.reciprocal_plan = lambda dtype: _CODES[_float_type(dtype)]
+reciprocal.reciprocal_plan = _reciprocal_code
 op(aten.reciprocal_.default)(inplace_of(reciprocal))
 
 
