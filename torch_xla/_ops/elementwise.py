@@ -202,6 +202,10 @@ def fmod(a, b, _inplace=False):
 
 
 _SQRT = _ir.K["sqrt"]
+_RSQRT = _ir.K["rsqrt"]
+# Where eager computes x ** 3 and x ** -2 as products (half types compute
+# them in float and round once).
+_POWER_BY_PRODUCTS = (torch.float32, torch.float64)
 
 
 _NEGATIVE_INT_POWER = "Integers to negative integer powers are not allowed."
@@ -215,10 +219,26 @@ def pow_tensor_scalar(x, exponent, _inplace=False):
     raise RuntimeError(_NEGATIVE_INT_POWER)
   if _inplace:  # ops::InPlaceResult refuses a float result for an int x
     return _binary("power", x, exponent, dtype, True)
+  code = _CODES[dtype]
   if exponent == 2:
-    return _XLAC._square(x, _CODES[dtype])
-  if exponent == 0.5 and dtype.is_floating_point:
-    return _XLAC._unary(_SQRT, x, _CODES[dtype], False)
+    return _XLAC._square(x, code)
+  if exponent == 1:  # eager copies x
+    return _XLAC._to_dtype(x, code)
+  # Eager's CPU kernel takes these exponents apart (PowKernel.cpp). A power
+  # op would stay a libm powf per element: the exponent is a scalar
+  # parameter, which XLA cannot simplify.
+  if dtype.is_floating_point:
+    if exponent == 0.5:
+      return _XLAC._unary(_SQRT, x, code, False)
+    if exponent == -0.5:
+      return _XLAC._unary(_RSQRT, x, code, False)
+    if exponent == -1:
+      return _XLAC._reciprocal(x, code, False)
+  if dtype in _POWER_BY_PRODUCTS:
+    if exponent == 3:
+      return _arithmetic(_MUL, _XLAC._square(x, code), x, code)
+    if exponent == -2:
+      return _XLAC._reciprocal(_XLAC._square(x, code), code, False)
   return _binary("power", x, exponent, dtype)
 
 

@@ -7,6 +7,7 @@ test/python/test_op_crossings.py's."""
 import pytest
 import torch
 import torch.nn.functional as F
+import torch_xla
 from op_test_utils import XLA, check_error, check_op
 
 HALF = (torch.float32, torch.bfloat16)
@@ -330,3 +331,31 @@ def test_float_math_inplace_errors():
     check_error(RuntimeError, cast, fn, _ints(3))
   check_error(NotImplementedError, "\"round_cpu\" not implemented for "
               "'Long'", lambda t: torch.round(t, decimals=1), _ints(3))
+
+
+# x ** scalar: the exponents eager's CPU kernel takes apart.
+
+_PRODUCT_EXPONENTS = (1, 3, -2, -1, -0.5, 0.5, 2, 1.0, 3.0)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64,
+                                   torch.bfloat16])
+@pytest.mark.parametrize("exponent", _PRODUCT_EXPONENTS)
+def test_pow_by_a_special_exponent_like_eager(dtype, exponent):
+  x = _floats(4, 5, dtype=dtype).abs() + 0.25  # in every exponent's domain
+  check_op(lambda t: t ** exponent, x)
+
+
+@pytest.mark.parametrize("exponent", [1.0, 3.0, -2.0, -1.0, 0.5])
+def test_pow_of_ints_by_a_float_exponent_like_eager(exponent):
+  check_op(lambda t: t ** exponent, _ints(4, 5, low=1), grad=False)
+
+
+@pytest.mark.parametrize("exponent", [3, -2, -1, -0.5, 1])
+def test_pow_by_a_special_exponent_lowers_without_a_power_op(exponent):
+  # A power op would run libm's powf per element on XLA:CPU: its exponent
+  # is a scalar parameter that XLA cannot simplify.
+  x = torch.rand(3, 4).add(0.5).to(XLA)
+  text = torch_xla._XLAC._get_xla_tensors_hlo([x ** exponent])
+  assert " power(" not in text
+  assert " power(" in torch_xla._XLAC._get_xla_tensors_hlo([x ** 2.5])
