@@ -56,6 +56,21 @@ def test_softmax_with_masked_entries():
   check_op(lambda a: F.log_softmax(a, 1), x, grad=False)
 
 
+@pytest.mark.parametrize("fn", [F.softmax, F.log_softmax])
+def test_softmax_rows_with_nan_and_inf_like_eager(fn):
+  # The row max is XLA's plain max reduction: a NaN or +inf must still
+  # reach its whole row through the sum, as in eager.
+  x = torch.randn(6, 5)
+  x[0, 2] = math.nan
+  x[1, 0] = math.inf
+  x[2] = -math.inf
+  x[3, 4] = math.nan
+  x[3, 1] = math.inf
+  x[4, 3] = -math.inf
+  out = check_op(lambda a: fn(a, 1), x, grad=False)
+  assert out.cpu()[:4].isnan().all() and out.cpu()[4:].isfinite().sum() > 0
+
+
 def test_safe_softmax_zeroes_fully_masked_rows():
   x = torch.randn(3, 4)
   x[1] = -math.inf

@@ -8,7 +8,6 @@
 #include "torch_xla/csrc/ir/value_builders.h"
 #include "torch_xla/csrc/ops/apply.h"
 #include "torch_xla/csrc/ops/opmath.h"
-#include "torch_xla/csrc/ops/reduction_ops.h"
 
 namespace torch_xla::ops {
 namespace {
@@ -26,12 +25,14 @@ absl::StatusOr<Value> SumInto(Value x, const std::vector<int64_t>& dims) {
   return MakeReduce(std::move(x), dims, "sum", /*keep_dims=*/true);
 }
 
-// x - max(x) in the accumulation type of `out`.
+// x - max(x) in the accumulation type of `out`. The plain max reduction,
+// not max()'s NaN-propagating one: a NaN in a row reaches the row's sum of
+// exponentials, and so every element of the row, either way.
 absl::StatusOr<Value> Shifted(Value x, const std::vector<int64_t>& dims,
                               DType out) {
   TXLA_ASSIGN_OR_RETURN(Value v, MakeConvert(std::move(x), OpMathType(out)));
   if (dims.empty()) return Apply(OpKind::kSubtract, v, v);
-  TXLA_ASSIGN_OR_RETURN(Value max, ReduceExtreme(v, dims, "max", true));
+  TXLA_ASSIGN_OR_RETURN(Value max, MakeReduce(v, dims, "max", true));
   return ApplyBroadcast(OpKind::kSubtract, std::move(v), std::move(max));
 }
 
