@@ -61,18 +61,14 @@ uint64_t GraphHash(const PostOrder& order, absl::Span<const Value> roots) {
   absl::flat_hash_map<int64_t, int64_t> data_ordinal;
   h.Add(order.nodes.size());
   for (const Node* node : order.nodes) {
-    h.Add(static_cast<uint64_t>(node->kind()));
+    // The node's own hash, made once when it was built, covers its kind,
+    // shapes and attributes; the walk adds what it cannot: which node of
+    // this graph each operand is, and which leaves share data.
+    h.Add(node->hash());
     h.Add(node->num_operands());
     for (const Value& operand : node->operands()) {
       h.Add(static_cast<uint64_t>(order.PositionOf(operand.node.get())));
       h.Add(static_cast<uint64_t>(operand.index));
-    }
-    h.Add(node->num_outputs());
-    for (const Shape& shape : node->shapes()) h.AddShape(shape);
-    h.Add(node->attrs().size());
-    for (const Attr& attr : node->attrs()) {
-      h.AddString(attr.name);
-      h.AddAttrValue(attr.value);
     }
     if (node->data() != nullptr) {
       int64_t next = static_cast<int64_t>(data_ordinal.size());
